@@ -1,0 +1,113 @@
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "archipelago/run_config.hpp"
+#include "commands.hpp"
+#include "eval/evaluator.hpp"
+#include "eval/probe.hpp"
+#include "families/family.hpp"
+#include "util/error.hpp"
+
+namespace po = boost::program_options;
+
+namespace galapagos::cli {
+
+namespace {
+
+nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+int eval_command(const std::vector<std::string>& args) {
+  po::options_description opts("galapagos eval --family NAME --backend cpu SOURCE");
+  opts.add_options()("help,h", "this help")("family", po::value<std::string>(), "kernel family")(
+      "backend", po::value<std::string>()->default_value("cpu"), "cpu, cuda or hip")(
+      "param", po::value<std::vector<std::string>>()->composing(), "K=V, passed as -DGLP_K=V (repeatable)")(
+      "json", "print one JSON object")("size", po::value<std::string>(), "fitness size name (default: tune)")(
+      "config", po::value<std::string>(), "read [eval] settings from this run config")(
+      "no-baselines", "do not measure the baselines (speedup is null)");
+  po::options_description hidden;
+  hidden.add_options()("source", po::value<std::string>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("source", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << opts << "\n";
+      return 0;
+    }
+    if (!vm.count("family") || !vm.count("source")) throw po::error("--family and a SOURCE file are required");
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "galapagos eval: %s\n", e.what());
+    return 2;
+  }
+
+  eval::measurement m;
+  std::vector<std::pair<std::string, eval::measurement>> baselines;
+  try {
+    const std::string backend = vm["backend"].as<std::string>();
+    eval::eval_settings settings;
+    std::vector<std::filesystem::path> path;
+    if (vm.count("config")) {
+      const auto cfg = archipelago::load_run_config(vm["config"].as<std::string>());
+      settings = cfg.eval;
+      path = cfg.kernel_paths;
+    }
+    if (vm.count("size")) settings.fitness_size = vm["size"].as<std::string>();
+    for (const auto& p : families::default_search_path()) path.push_back(p);
+    const auto fam = families::load_family(vm["family"].as<std::string>(), path);
+    const auto& b = fam.backend(backend);
+    const std::filesystem::path source = vm["source"].as<std::string>();
+    if (!std::filesystem::is_regular_file(source)) throw error(source.string(), "source file not found");
+    eval::candidate_source c{source, "", {}, b.tmpl.flags, b.tmpl.libs};
+    if (vm.count("param"))
+      for (const auto& kv : vm["param"].as<std::vector<std::string>>()) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) throw error("--param " + kv, "expected K=V");
+        c.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+      }
+    const auto probe = eval::probe_machine();
+    std::random_device rd;
+    eval::evaluator ev(fam, backend, settings, {probe.bandwidth_gbs, probe.peak_gflops, probe.llc_bytes},
+                       (std::uint64_t{rd()} << 32) ^ rd());
+    if (!vm.count("no-baselines"))
+      for (const auto& bl : b.baselines) baselines.emplace_back(bl.name, ev.evaluate({bl.source, "", {}, bl.flags, bl.libs}));
+    m = ev.evaluate(c);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "galapagos eval: %s\n", e.what());
+    return 2;
+  }
+
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const auto& [name, bm] : baselines)
+    if (bm.status == "ok") fastest = std::min(fastest, bm.time_median_s);
+  const double speedup = m.status == "ok" && std::isfinite(fastest) ? fastest / m.time_median_s : std::nan("");
+  if (vm.count("json")) {
+    nlohmann::json j{{"status", m.status}, {"reason", m.reason}, {"time_median_s", number(m.time_median_s)},
+                     {"time_min_s", number(m.time_min_s)}, {"time_spread_s", number(m.time_spread_s)},
+                     {"repetitions", m.repetitions}, {"rel_error", number(m.rel_error)}, {"speedup", number(speedup)},
+                     {"roofline_fraction", number(m.roofline_fraction())}, {"floor_s", number(m.floor_s)},
+                     {"verified_runs", m.verified_runs}, {"compile_time_s", m.compile_time_s},
+                     {"eval_time_s", m.eval_time_s}, {"source_hash", m.source_hash}};
+    for (const auto& [name, bm] : baselines) j["baselines"][name] = {{"status", bm.status}, {"time_median_s", number(bm.time_median_s)}};
+    std::cout << j.dump() << "\n";
+  } else {
+    std::printf("status: %s\n", m.status.c_str());
+    if (!m.reason.empty()) std::printf("reason: %s\n", m.reason.c_str());
+    if (m.status == "ok")
+      std::printf("time: median %.6e s, min %.6e s, IQR %.3e s over %d runs\nroofline fraction: %.2f\nrel error: %.3e\n",
+                  m.time_median_s, m.time_min_s, m.time_spread_s, m.repetitions, m.roofline_fraction(), m.rel_error);
+    if (std::isfinite(speedup)) std::printf("speedup over the fastest baseline: %.2fx\n", speedup);
+  }
+  return m.status == "ok" ? 0 : 1;
+}
+
+}  // namespace galapagos::cli

@@ -1,0 +1,68 @@
+#include <mpi.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "archipelago/archipelago.hpp"
+#include "commands.hpp"
+
+namespace po = boost::program_options;
+
+namespace galapagos::cli {
+
+int run_command(const std::vector<std::string>& args, int argc, char** argv) {
+  po::options_description opts("galapagos run CONFIG");
+  opts.add_options()("help,h", "this help")("out", po::value<std::string>(), "results file (HDF5), overrides [run] out")(
+      "budget", po::value<int>(), "evaluations per island, overrides [search] budget")(
+      "seed", po::value<std::uint64_t>(), "search seed, overrides [search] seed")("quiet", "only the summary");
+  po::options_description hidden;
+  hidden.add_options()("config", po::value<std::string>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("config", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "galapagos run: %s\n", e.what());
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  if (!vm.count("config")) {
+    std::fprintf(stderr, "galapagos run: a CONFIG file is required (e.g. configs/stencil3d7-cpu.toml)\n");
+    return 2;
+  }
+  archipelago::run_overrides o;
+  if (vm.count("out")) o.out = vm["out"].as<std::string>();
+  if (vm.count("budget")) {
+    o.budget = vm["budget"].as<int>();
+    if (*o.budget < 1) {
+      std::fprintf(stderr, "galapagos run: --budget must be >= 1\n");
+      return 2;
+    }
+  }
+  if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
+  o.quiet = vm.count("quiet") > 0;
+
+  MPI_Init(&argc, &argv);
+  int code = 2;
+  try {
+    code = archipelago::run_search(MPI_COMM_WORLD, vm["config"].as<std::string>(), o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "galapagos: %s\n", e.what());
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 1) MPI_Abort(MPI_COMM_WORLD, 3);
+    code = 3;
+  }
+  MPI_Finalize();
+  return code;
+}
+
+}  // namespace galapagos::cli

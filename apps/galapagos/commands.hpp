@@ -1,0 +1,12 @@
+// The subcommands of the galapagos CLI. Each returns the process exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace galapagos::cli {
+
+int run_command(const std::vector<std::string>& args, int argc, char** argv);
+int eval_command(const std::vector<std::string>& args);
+
+}  // namespace galapagos::cli

@@ -1,0 +1,56 @@
+// galapagos: the command line. `galapagos run CONFIG` searches; `galapagos eval` judges one
+// candidate source exactly as a search would. `galapagos --help` lists the commands.
+#include <unistd.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "util/build_info.hpp"
+
+namespace {
+
+const char* usage =
+    "usage: galapagos COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  run CONFIG [--out FILE] [--budget N] [--seed S] [--quiet]\n"
+    "        island-model search described by a TOML config; under mpirun every rank is an island\n"
+    "  eval --family NAME --backend cpu SOURCE [--param K=V ...] [--json] [--size NAME]\n"
+    "       [--config FILE] [--no-baselines]\n"
+    "        evaluate one candidate source: exit 0 accepted, 1 rejected, 2 usage or setup error\n"
+    "  version\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The orchestrator's own OpenMP threads (input generation, checks) must sleep, not spin,
+  // while a worker times a kernel on the same cores. libgomp reads this only at start-up.
+  if (!std::getenv("OMP_WAIT_POLICY")) {
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    execv("/proc/self/exe", argv);
+  }
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::fputs(usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string cmd = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (cmd == "version" || cmd == "--version") {
+    std::printf("galapagos %s (%s)\n", galapagos::build_info::version, galapagos::build_info::git_revision);
+    return 0;
+  }
+  if (cmd != "run" && cmd != "eval") {
+    std::fprintf(stderr, "galapagos: unknown command '%s'\n%s", cmd.c_str(), usage);
+    return 2;
+  }
+  // The references are Kokkos code loaded at run time into this process.
+  Kokkos::InitArguments kargs;
+  kargs.disable_warnings = true;
+  Kokkos::ScopeGuard kokkos(kargs);
+  if (cmd == "run") return galapagos::cli::run_command(args, argc, argv);
+  return galapagos::cli::eval_command(args);
+}

@@ -1,0 +1,54 @@
+// stencil3d7 reference (trusted): one weighted-Jacobi sweep of the 7-point Laplacian, in double,
+// written with Kokkos for clarity rather than speed. Loaded into a process that has already
+// called Kokkos::initialize; it never initialises or finalises Kokkos itself.
+//
+//   c = (k*ny + j)*nx + i
+//   interior (1<=i<=nx-2, 1<=j<=ny-2, 1<=k<=nz-2):
+//     v[c] = (1/3)*u[c] + (1/9)*(u[c-1] + u[c+1] + u[c-nx] + u[c+nx] + u[c-nx*ny] + u[c+nx*ny])
+//   every other point (and every point when a dimension is < 3): v[c] = u[c]
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include "glp_kernel.h"
+
+namespace {
+using host_space = Kokkos::HostSpace;
+using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+using in_view = Kokkos::View<const double*, host_space, unmanaged>;
+using out_view = Kokkos::View<double*, host_space, unmanaged>;
+using exec_space = Kokkos::DefaultHostExecutionSpace;
+using policy_3d = Kokkos::MDRangePolicy<exec_space, Kokkos::Rank<3>, Kokkos::IndexType<int64_t>>;
+}  // namespace
+
+GLP_EXPORT int glp_reference(const glp_arg* args, int nargs, const int64_t* sizes) {
+  if (args == nullptr || sizes == nullptr || nargs != 2) return 1;
+  if (args[0].dtype != GLP_FLOAT64 || args[1].dtype != GLP_FLOAT64) return 2;
+  const int64_t nx = sizes[0], ny = sizes[1], nz = sizes[2];
+  if (nx < 0 || ny < 0 || nz < 0) return 3;
+  const int64_t n = nx * ny * nz;
+  if (args[0].count != n || args[1].count != n) return 4;
+  if (n == 0) return 0;
+  if (args[0].data == nullptr || args[1].data == nullptr) return 5;
+  if (!Kokkos::is_initialized()) return 6;
+
+  const in_view u(static_cast<const double*>(args[0].data), n);
+  const out_view v(static_cast<double*>(args[1].data), n);
+  const int64_t sy = nx;       // stride of j
+  const int64_t sz = nx * ny;  // stride of k
+
+  Kokkos::parallel_for(
+      "glp_reference_stencil3d7", policy_3d({0, 0, 0}, {nz, ny, nx}),
+      KOKKOS_LAMBDA(const int64_t k, const int64_t j, const int64_t i) {
+        const int64_t c = (k * ny + j) * nx + i;
+        const bool interior =
+            i >= 1 && i <= nx - 2 && j >= 1 && j <= ny - 2 && k >= 1 && k <= nz - 2;
+        if (interior) {
+          v(c) = (1.0 / 3.0) * u(c) +
+                 (1.0 / 9.0) * (u(c - 1) + u(c + 1) + u(c - sy) + u(c + sy) + u(c - sz) + u(c + sz));
+        } else {
+          v(c) = u(c);
+        }
+      });
+  Kokkos::fence();
+  return 0;
+}

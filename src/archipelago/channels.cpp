@@ -1,0 +1,83 @@
+#include "archipelago/channels.hpp"
+
+#include <chrono>
+#include <thread>
+
+namespace galapagos::archipelago {
+
+message_channel::message_channel(MPI_Comm comm) {
+  MPI_Comm_dup(comm, &comm_);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  sent_to_.assign(static_cast<std::size_t>(size_), 0);
+  received_from_.assign(static_cast<std::size_t>(size_), 0);
+}
+
+message_channel::~message_channel() {
+  for (auto& [req, payload] : pending_) MPI_Cancel(&req);
+  MPI_Comm_free(&comm_);
+}
+
+void message_channel::send(int dest, std::string payload) {
+  pending_.emplace_back(MPI_REQUEST_NULL, std::move(payload));
+  auto& [req, data] = pending_.back();
+  MPI_Isend(data.data(), static_cast<int>(data.size()), MPI_CHAR, dest, 0, comm_, &req);
+  ++sent_to_[static_cast<std::size_t>(dest)];
+  for (auto it = pending_.begin(); it != pending_.end();) {  // drop delivered buffers
+    int done = 0;
+    MPI_Test(&it->first, &done, MPI_STATUS_IGNORE);
+    it = done ? pending_.erase(it) : std::next(it);
+  }
+}
+
+std::pair<int, std::string> message_channel::receive(int source) {
+  MPI_Status st;
+  MPI_Probe(source, 0, comm_, &st);
+  int n = 0;
+  MPI_Get_count(&st, MPI_CHAR, &n);
+  std::string payload(static_cast<std::size_t>(n), '\0');
+  MPI_Recv(payload.data(), n, MPI_CHAR, st.MPI_SOURCE, 0, comm_, MPI_STATUS_IGNORE);
+  ++received_from_[static_cast<std::size_t>(st.MPI_SOURCE)];
+  return {st.MPI_SOURCE, std::move(payload)};
+}
+
+std::vector<std::pair<int, std::string>> message_channel::poll() {
+  std::vector<std::pair<int, std::string>> out;
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, 0, comm_, &flag, &st);
+    if (!flag) break;
+    out.push_back(receive(st.MPI_SOURCE));
+  }
+  return out;
+}
+
+std::vector<std::pair<int, std::string>> message_channel::finish() {
+  // Everyone learns how many messages are addressed to it, then receives exactly those.
+  std::vector<int> incoming(static_cast<std::size_t>(size_), 0);
+  MPI_Request r;
+  MPI_Ialltoall(sent_to_.data(), 1, MPI_INT, incoming.data(), 1, MPI_INT, comm_, &r);
+  std::vector<std::pair<int, std::string>> out;
+  int done = 0;
+  while (!done) {  // keep receiving while the counts travel, so large sends can progress
+    for (auto& m : poll()) out.push_back(std::move(m));
+    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  for (int src = 0; src < size_; ++src)
+    while (received_from_[static_cast<std::size_t>(src)] < incoming[static_cast<std::size_t>(src)]) out.push_back(receive(src));
+  for (auto& [req, payload] : pending_) MPI_Wait(&req, MPI_STATUS_IGNORE);
+  pending_.clear();
+  return out;
+}
+
+void wait_politely(MPI_Request& r) {
+  int done = 0;
+  while (!done) {
+    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace galapagos::archipelago

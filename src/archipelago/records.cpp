@@ -1,0 +1,90 @@
+#include "archipelago/records.hpp"
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace galapagos::store {
+
+using nlohmann::json;
+
+namespace {
+// JSON has no NaN: a null stands for it.
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+double num(const json& j) { return j.is_null() ? std::numeric_limits<double>::quiet_NaN() : j.get<double>(); }
+}  // namespace
+
+void to_json(json& j, const candidate_row& r) {
+  j = json{{"id", r.id}, {"island", r.island}, {"generation", r.generation}, {"origin", r.origin},
+           {"status", r.status}, {"reason", r.reason}, {"params", r.params}, {"parents", r.parents},
+           {"source_hash", r.source_hash}, {"compile_time_s", num(r.compile_time_s)}, {"eval_time_s", num(r.eval_time_s)},
+           {"time_median_s", num(r.time_median_s)}, {"time_min_s", num(r.time_min_s)},
+           {"time_spread_s", num(r.time_spread_s)}, {"repetitions", r.repetitions}, {"rel_error", num(r.rel_error)},
+           {"speedup", num(r.speedup)}, {"roofline_fraction", num(r.roofline_fraction)}};
+}
+void from_json(const json& j, candidate_row& r) {
+  r.id = j.at("id"); r.island = j.at("island"); r.generation = j.at("generation");
+  r.origin = j.at("origin"); r.status = j.at("status"); r.reason = j.at("reason"); r.params = j.at("params");
+  r.parents = j.at("parents"); r.source_hash = j.at("source_hash");
+  r.compile_time_s = num(j.at("compile_time_s")); r.eval_time_s = num(j.at("eval_time_s"));
+  r.time_median_s = num(j.at("time_median_s")); r.time_min_s = num(j.at("time_min_s"));
+  r.time_spread_s = num(j.at("time_spread_s")); r.repetitions = j.at("repetitions");
+  r.rel_error = num(j.at("rel_error")); r.speedup = num(j.at("speedup"));
+  r.roofline_fraction = num(j.at("roofline_fraction"));
+}
+void to_json(json& j, const population_row& r) {
+  j = json{{"island", r.island}, {"generation", r.generation}, {"rank", r.rank}, {"candidate_id", r.candidate_id}, {"fitness", num(r.fitness)}};
+}
+void from_json(const json& j, population_row& r) {
+  r.island = j.at("island"); r.generation = j.at("generation"); r.rank = j.at("rank");
+  r.candidate_id = j.at("candidate_id"); r.fitness = num(j.at("fitness"));
+}
+void to_json(json& j, const migration_row& r) {
+  j = json{{"generation", r.generation}, {"from_island", r.from_island}, {"to_island", r.to_island},
+           {"candidate_id", r.candidate_id}, {"params", r.params}, {"fitness", num(r.fitness)}};
+}
+void from_json(const json& j, migration_row& r) {
+  r.generation = j.at("generation"); r.from_island = j.at("from_island"); r.to_island = j.at("to_island");
+  r.candidate_id = j.at("candidate_id"); r.params = j.at("params"); r.fitness = num(j.at("fitness"));
+}
+void to_json(json& j, const generation_row& r) {
+  j = json{{"island", r.island}, {"generation", r.generation}, {"evaluated", r.evaluated}, {"failed", r.failed},
+           {"best_time_s", num(r.best_time_s)}, {"best_speedup", num(r.best_speedup)}, {"wall_time_s", num(r.wall_time_s)}};
+}
+void from_json(const json& j, generation_row& r) {
+  r.island = j.at("island"); r.generation = j.at("generation"); r.evaluated = j.at("evaluated"); r.failed = j.at("failed");
+  r.best_time_s = num(j.at("best_time_s")); r.best_speedup = num(j.at("best_speedup")); r.wall_time_s = num(j.at("wall_time_s"));
+}
+
+}  // namespace galapagos::store
+
+namespace galapagos::archipelago {
+
+using nlohmann::json;
+
+std::string encode(const record_batch& b) {
+  json j{{"candidates", b.candidates}, {"populations", b.populations}, {"migrations", b.migrations},
+         {"generations", b.generations}, {"sources", b.sources}};
+  return j.dump();
+}
+
+record_batch decode(const std::string& text) {
+  const json j = json::parse(text);
+  record_batch b;
+  j.at("candidates").get_to(b.candidates);
+  j.at("populations").get_to(b.populations);
+  j.at("migrations").get_to(b.migrations);
+  j.at("generations").get_to(b.generations);
+  j.at("sources").get_to(b.sources);
+  return b;
+}
+
+void write_batch(store::results_file& f, const record_batch& b) {
+  for (const auto& [hash, text] : b.sources) f.add_source(hash, text);
+  if (!b.candidates.empty()) f.append(b.candidates);
+  if (!b.populations.empty()) f.append(b.populations);
+  if (!b.migrations.empty()) f.append(b.migrations);
+  if (!b.generations.empty()) f.append(b.generations);
+}
+
+}  // namespace galapagos::archipelago

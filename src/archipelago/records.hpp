@@ -1,0 +1,26 @@
+// Rows for the results file travel from every island to rank 0, the file's one writer, as
+// JSON text over MPI. This is their encoding.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "store/results_file.hpp"
+
+namespace galapagos::archipelago {
+
+struct record_batch {
+  std::vector<store::candidate_row> candidates;
+  std::vector<store::population_row> populations;
+  std::vector<store::migration_row> migrations;
+  std::vector<store::generation_row> generations;
+  std::vector<std::pair<std::string, std::string>> sources;  // hash, text
+  bool empty() const { return candidates.empty() && populations.empty() && migrations.empty() && generations.empty() && sources.empty(); }
+  void clear() { *this = record_batch{}; }
+};
+
+std::string encode(const record_batch& b);
+record_batch decode(const std::string& text);
+void write_batch(store::results_file& f, const record_batch& b);
+
+}  // namespace galapagos::archipelago

@@ -1,0 +1,42 @@
+// A run's configuration, read strictly from TOML (configs/*.toml; every key documented in
+// docs/configuration.md). Unknown keys are errors that name the file and the key.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/island.hpp"
+#include "eval/evaluator.hpp"
+
+namespace galapagos::archipelago {
+
+struct migration_settings {
+  std::string topology = "ring";  // ring | none
+  int interval = 2;               // generations between migrations
+  int count = 2;                  // individuals sent each time
+};
+
+struct run_config {
+  std::filesystem::path file;
+  std::string text;  // the whole config file, stored in the results
+  std::string family;
+  std::string backend = "cpu";
+  std::filesystem::path out = "results/galapagos.h5";
+  std::vector<std::filesystem::path> kernel_paths;
+  int budget = 40;  // evaluations per island
+  std::uint64_t seed = 1;
+  core::ga_settings ga;
+  migration_settings migration;
+  eval::eval_settings eval;
+  std::filesystem::path node_lock = "/tmp/galapagos-node.lock";
+  int final_rounds = 10;  // interleaved rounds winner vs baselines
+};
+
+// Throws galapagos::error "<file>: <problem>".
+run_config load_run_config(const std::filesystem::path& file);
+// Settings of the [eval] table alone (also used by `galapagos eval --config`).
+eval::eval_settings default_eval_settings();
+
+}  // namespace galapagos::archipelago

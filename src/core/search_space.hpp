@@ -1,0 +1,47 @@
+// The tunable-parameter space of one kernel family on one backend: each parameter has a finite
+// list of values; a genome holds one value index per parameter. Validity (the family's
+// constraints) is an injected predicate so that this module stays free of any parser.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/rng.hpp"
+
+namespace galapagos::core {
+
+struct parameter {
+  std::string name;
+  std::vector<std::string> values;  // textual values, passed to the compiler as -DGLP_<name>=<value>
+};
+
+using genome = std::vector<int>;  // genome[i] indexes parameters()[i].values
+
+class search_space {
+ public:
+  using predicate = std::function<bool(const genome&)>;
+  // Throws std::invalid_argument for an empty parameter list entry (no values) or duplicate names.
+  search_space(std::vector<parameter> params, predicate valid);
+
+  const std::vector<parameter>& parameters() const { return params_; }
+  bool is_valid(const genome& g) const;          // in range and satisfies the predicate
+  double cardinality() const;                     // product of value counts (may be huge)
+  std::optional<genome> sample(rng& r, int max_tries) const;  // uniform over valid points (rejection)
+  // Counts valid points by enumeration, stopping at `limit` (returns limit when reached).
+  std::uint64_t count_valid(std::uint64_t limit) const;
+  // Calls f on every valid genome in lexicographic order until f returns false.
+  void enumerate(const std::function<bool(const genome&)>& f) const;
+  std::map<std::string, std::string> values(const genome& g) const;
+  std::string to_json(const genome& g) const;     // {"NAME": value, ...}; numbers unquoted
+  std::optional<genome> from_values(const std::map<std::string, std::string>& v) const;
+
+ private:
+  std::vector<parameter> params_;
+  predicate valid_;
+};
+
+}  // namespace galapagos::core

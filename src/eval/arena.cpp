@@ -1,0 +1,34 @@
+#include "eval/arena.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "util/error.hpp"
+
+namespace galapagos::eval {
+
+arena::arena(std::size_t bytes) : bytes_(align(bytes == 0 ? 1 : bytes)) {
+  fd_ = memfd_create("galapagos-arena", MFD_CLOEXEC);
+  if (fd_ < 0) throw error("shared arena", std::string("memfd_create failed: ") + std::strerror(errno));
+  if (ftruncate(fd_, static_cast<off_t>(bytes_)) != 0) {
+    close(fd_);
+    throw error("shared arena", "cannot size " + std::to_string(bytes_) + " bytes: " + std::strerror(errno));
+  }
+  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) {
+    close(fd_);
+    throw error("shared arena", std::string("mmap failed: ") + std::strerror(errno));
+  }
+  data_ = static_cast<std::byte*>(p);
+}
+
+arena::~arena() {
+  if (data_) munmap(data_, bytes_);
+  if (fd_ >= 0) close(fd_);
+}
+
+}  // namespace galapagos::eval

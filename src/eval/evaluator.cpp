@@ -1,0 +1,353 @@
+#include "eval/evaluator.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "eval/arena.hpp"
+#include "eval/symbols.hpp"
+#include "util/build_info.hpp"
+#include "util/error.hpp"
+
+namespace galapagos::eval {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::filesystem::path abi_include_dir(const families::family& f) {
+  auto beside = f.dir.parent_path() / "include";
+  if (std::filesystem::exists(beside / "glp_kernel.h")) return beside;
+  return std::filesystem::path(build_info::source_kernels_dir) / "include";
+}
+
+// The first line of a compiler log that says "error", else its first line.
+std::string first_error_line(const std::string& log) {
+  std::size_t pos = log.find("error");
+  std::size_t start = pos == std::string::npos ? 0 : log.rfind('\n', pos);
+  start = (start == std::string::npos || pos == std::string::npos) ? 0 : start + 1;
+  std::string line = log.substr(start, log.find('\n', start) - start);
+  return line.size() > 300 ? line.substr(0, 300) : line;
+}
+
+}  // namespace
+
+sample_stats summarize(std::vector<double> v) {
+  sample_stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  auto q = [&](double p) {
+    const double x = p * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(x);
+    const double frac = x - static_cast<double>(i);
+    return i + 1 < v.size() ? v[i] * (1 - frac) + v[i + 1] * frac : v[i];
+  };
+  s.median = q(0.5);
+  s.min = v.front();
+  s.iqr = q(0.75) - q(0.25);
+  return s;
+}
+
+struct evaluator::session {
+  std::unique_ptr<worker_process> worker;
+};
+
+evaluator::evaluator(const families::family& f, std::string backend, eval_settings settings, ceilings c, std::uint64_t secret_seed)
+    : family_(f),
+      backend_(std::move(backend)),
+      settings_(std::move(settings)),
+      ceilings_(c),
+      secret_(secret_seed),
+      builder_(settings_.compiler, settings_.cache_dir.empty() ? default_cache_dir() : settings_.cache_dir),
+      fitness_(f.fitness_size(settings_.fitness_size)) {
+  family_.backend(backend_);  // throws for a backend the family lacks
+  std::size_t bytes = problem::arena_bytes(f, fitness_);
+  for (const auto& s : f.accept_sizes) bytes = std::max(bytes, problem::arena_bytes(f, s));
+  arena_ = std::make_unique<arena>(bytes);
+
+  build_request ref;
+  ref.source = f.reference_source;
+  ref.flags = {"-std=c++17", "-O2"};
+  ref.include_dirs = {abi_include_dir(f).string(), build_info::kokkos_include_dir};
+  ref.libs = {std::string("-L") + build_info::kokkos_lib_dir, "-ltrilinos_kokkoscore", "-ltrilinos_kokkoscontainers"};
+  const auto built = builder_.build(ref);
+  if (!built.ok) throw error(f.reference_source.string(), "reference does not build: " + first_error_line(built.log));
+  reference_handle_ = dlopen(built.shared_object.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!reference_handle_) throw error(f.reference_source.string(), std::string("cannot load the reference: ") + dlerror());
+  reference_ = reinterpret_cast<reference_fn>(dlsym(reference_handle_, "glp_reference"));
+  if (!reference_) throw error(f.reference_source.string(), "the reference does not export glp_reference");
+
+  for (const auto& s : f.accept_sizes) accept_problems_.push_back(std::make_unique<problem>(f, s, *arena_));
+  timing_problem_ = std::make_unique<problem>(f, fitness_, *arena_);
+}
+
+evaluator::~evaluator() {
+  timing_problem_.reset();
+  accept_problems_.clear();
+  if (reference_handle_) dlclose(reference_handle_);
+}
+
+double evaluator::floor_s(const families::sizes& s) const {
+  double t = 0;
+  if (ceilings_.bandwidth_gbs > 0) t = std::max(t, family_.bytes(s) / (ceilings_.bandwidth_gbs * 1e9));
+  if (ceilings_.peak_gflops > 0) t = std::max(t, family_.flops(s) / (ceilings_.peak_gflops * 1e9));
+  return t;
+}
+
+std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, measurement& m) {
+  const auto& b = family_.backend(backend_);
+  build_request r;
+  r.source = c.source;
+  r.source_text = c.text;
+  r.flags = c.flags;
+  r.libs = c.libs;
+  r.include_dirs = {abi_include_dir(family_).string()};
+  for (const auto& [k, v] : c.params) r.defines.push_back("GLP_" + k + "=" + v);
+  (void)b;
+  const auto built = builder_.build(r);
+  m.source_hash = built.source_hash;
+  m.compile_time_s = built.compile_time_s;
+  m.build_command = built.command;
+  if (!built.ok) {
+    m.status = "compile_error";
+    m.reason = first_error_line(built.log);
+    m.build_log = built.log;
+    return nullptr;
+  }
+  const std::string bad = check_exports(exported_symbols(built.shared_object), "glp_kernel");
+  if (!bad.empty()) {
+    m.status = "forbidden_symbol";
+    m.reason = bad;
+    return nullptr;
+  }
+  worker_options opt;
+  opt.executable = default_worker_executable();
+  opt.scratch_root = settings_.scratch_dir;
+  opt.threads = settings_.threads;
+  opt.flush_bytes = 3 * ceilings_.llc_bytes;
+  opt.address_space_bytes = arena_->bytes() + opt.flush_bytes + settings_.memory_limit_bytes;
+  opt.cpu_seconds = static_cast<std::uint64_t>(std::max(120.0, 20 * settings_.timeout_s));
+  auto s = std::make_unique<session>();
+  s->worker = std::make_unique<worker_process>(opt, *arena_);
+  protocol::request q{};
+  q.kind = protocol::request_kind::load;
+  const std::string path = built.shared_object.string();
+  if (path.size() >= sizeof q.path) throw error(path, "path too long for the worker protocol");
+  std::copy(path.begin(), path.end(), q.path);
+  const auto res = s->worker->call(q, settings_.timeout_s);
+  if (!res.replied) {
+    m.status = res.status;
+    m.reason = res.reason + " (while loading)";
+    const std::string tail = s->worker->log_tail(300);
+    if (!tail.empty()) m.reason += "; output: " + tail;
+    return nullptr;
+  }
+  if (res.reply.status != protocol::reply_status::ok) {
+    m.status = "load_error";
+    m.reason = res.reply.message;
+    return nullptr;
+  }
+  return s;
+}
+
+namespace {
+
+// Runs the staged problem once. Returns false with m.status set when the run failed.
+// The worker shares its address space with the candidate, so its clock is believed only within
+// the orchestrator's own measurement around the request. A disagreement can also be a hiccup
+// of a loaded node, so the run is staged and repeated; only a persistent one is a verdict.
+bool run_once(worker_process& w, problem& p, double timeout_s, const check_policy& chk, measurement& m, double& time_s) {
+  for (int attempt = 0;; ++attempt) {
+    const auto r = w.call(p.run_request(), timeout_s);
+    if (!r.replied) {
+      m.status = r.status;
+      m.reason = r.reason;
+      const std::string tail = w.log_tail(300);
+      if (!tail.empty()) m.reason += "; output: " + tail;
+      return false;
+    }
+    using rs = protocol::reply_status;
+    switch (r.reply.status) {
+      case rs::ok: break;
+      case rs::kernel_error: m.status = "kernel_error"; m.reason = "entry point returned " + std::to_string(r.reply.kernel_rc); return false;
+      case rs::out_of_memory: m.status = "out_of_memory"; m.reason = "std::bad_alloc escaped the entry point"; return false;
+      case rs::exception: m.status = "crash"; m.reason = "a C++ exception escaped the entry point"; return false;
+      case rs::leaked_thread: m.status = "leaked_thread"; m.reason = std::to_string(r.reply.extra_threads) + " threads still running after the entry point returned"; return false;
+      default: m.status = "protocol_error"; m.reason = "unexpected worker reply"; return false;
+    }
+    const double t = r.reply.time_s;
+    const bool plausible = t >= 0 && t <= r.elapsed_s + 1e-4 && t >= r.elapsed_s - (chk.timer_slack_s + chk.timer_slack_rel * r.elapsed_s);
+    if (plausible) {
+      time_s = t;
+      return true;
+    }
+    if (attempt + 1 >= chk.timer_attempts) {
+      m.status = "timer_mismatch";
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "worker reported %.6f s, orchestrator measured %.6f s around the run (%d attempts)", t, r.elapsed_s, attempt + 1);
+      m.reason = buf;
+      return false;
+    }
+    p.stage();
+  }
+}
+
+}  // namespace
+
+bool evaluator::accept(session& s, measurement& m) {
+  int dist = 0;
+  for (auto& p : accept_problems_) {
+    for (int k = 0; k < settings_.checks.seeds; ++k) {
+      p->fill(mix(secret_ ^ mix(++counter_)), dist++);
+      p->compute_reference(reference_);
+      p->stage();
+      double t = 0;
+      if (!run_once(*s.worker, *p, settings_.timeout_s, settings_.checks, m, t)) return false;
+      const verdict v = p->verify();
+      m.rel_error = std::max(m.rel_error, v.rel_error);
+      ++m.verified_runs;
+      if (v.status != "ok") {
+        m.status = v.status;
+        m.reason = v.reason;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed) {
+  if (run_seed != 0) {
+    p.perturb(run_seed, settings_.checks.perturb_count);
+    p.compute_reference(reference_);
+  }
+  p.stage();
+  protocol::request flush{};
+  flush.kind = protocol::request_kind::flush;
+  const auto fr = s.worker->call(flush, settings_.timeout_s);
+  if (!fr.replied) {
+    m.status = fr.status;
+    m.reason = fr.reason + " (during cache flush)";
+    return false;
+  }
+  double t = 0;
+  if (!run_once(*s.worker, p, settings_.timeout_s, settings_.checks, m, t)) return false;
+  const double floor = floor_s(p.size());
+  if (floor > 0 && t < floor / settings_.checks.physics_margin) {
+    m.status = "suspect_too_fast";
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%.3e s is below the physical floor %.3e s (%.0f%% of roofline) at %s", t, floor,
+                  100 * floor / t, family_.describe_size(p.size()).c_str());
+    m.reason = buf;
+    return false;
+  }
+  const verdict v = p.verify();
+  m.rel_error = std::max(m.rel_error, v.rel_error);
+  ++m.verified_runs;
+  if (v.status != "ok") {
+    m.status = v.status;
+    m.reason = v.reason + " (timed run)";
+    return false;
+  }
+  times.push_back(t);
+  return true;
+}
+
+void evaluator::finish_statistics(measurement& m, std::vector<double> times) const {
+  const auto st = summarize(std::move(times));
+  m.time_median_s = st.median;
+  m.time_min_s = st.min;
+  m.time_spread_s = st.iqr;
+  m.floor_s = floor_s(fitness_);
+}
+
+measurement evaluator::evaluate(const candidate_source& c) {
+  const auto t0 = clock_type::now();
+  measurement m;
+  m.floor_s = floor_s(fitness_);
+  auto done = [&]() -> measurement {
+    m.eval_time_s = seconds_since(t0);
+    if (m.status != "ok") m.time_median_s = m.time_min_s = m.time_spread_s = std::numeric_limits<double>::quiet_NaN();
+    return m;
+  };
+  auto s = open(c, m);
+  if (!s || !accept(*s, m)) return done();
+
+  problem& p = *timing_problem_;
+  p.fill(mix(secret_ ^ mix(++counter_)), 0);
+  p.compute_reference(reference_);
+  // Warm-up: two runs on identical inputs, verified, and compared with each other.
+  std::vector<double> warm;
+  if (!timed_run(*s, p, m, warm, 0)) return done();
+  const auto first = p.snapshot_outputs();
+  if (!timed_run(*s, p, m, warm, 0)) return done();
+  const double diff = p.max_relative_difference(first);
+  if (diff > settings_.checks.determinism_ulps * std::numeric_limits<double>::epsilon()) {
+    m.status = "nondeterministic";
+    char buf[120];
+    std::snprintf(buf, sizeof buf, "two runs on identical inputs differ by %.3e relative", diff);
+    m.reason = buf;
+    return done();
+  }
+  for (int i = 2; i < settings_.timing.warmup; ++i)
+    if (!timed_run(*s, p, m, warm, mix(secret_ ^ mix(++counter_)))) return done();
+
+  // Timed runs: how many is decided by these runs alone, never by the warm-up.
+  std::vector<double> times;
+  const auto tt = clock_type::now();
+  const auto& tp = settings_.timing;
+  while (static_cast<int>(times.size()) < tp.max_repetitions) {
+    if (!timed_run(*s, p, m, times, mix(secret_ ^ mix(++counter_)))) return done();
+    if (static_cast<int>(times.size()) < tp.min_repetitions) continue;
+    const auto st = summarize(times);
+    if (st.iqr <= tp.target_spread * st.median || seconds_since(tt) > tp.time_cap_s) break;
+  }
+  m.repetitions = static_cast<int>(times.size());
+  finish_statistics(m, times);
+  return done();
+}
+
+std::vector<measurement> evaluator::evaluate_interleaved(const std::vector<candidate_source>& cs, int rounds) {
+  std::vector<measurement> ms(cs.size());
+  std::vector<std::unique_ptr<session>> sessions(cs.size());
+  std::vector<std::vector<double>> times(cs.size());
+  std::vector<clock_type::time_point> starts(cs.size(), clock_type::now());
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    sessions[i] = open(cs[i], ms[i]);
+    if (sessions[i] && !accept(*sessions[i], ms[i])) sessions[i].reset();
+  }
+  problem& p = *timing_problem_;
+  p.fill(mix(secret_ ^ mix(++counter_)), 0);
+  p.compute_reference(reference_);
+  std::vector<double> warm;
+  for (std::size_t i = 0; i < cs.size(); ++i)
+    if (sessions[i] && !timed_run(*sessions[i], p, ms[i], warm, mix(secret_ ^ mix(++counter_)))) sessions[i].reset();
+  for (int r = 0; r < rounds; ++r)
+    for (std::size_t i = 0; i < cs.size(); ++i)
+      if (sessions[i] && !timed_run(*sessions[i], p, ms[i], times[i], mix(secret_ ^ mix(++counter_)))) sessions[i].reset();
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    if (ms[i].status == "ok") {
+      ms[i].repetitions = static_cast<int>(times[i].size());
+      finish_statistics(ms[i], times[i]);
+    } else {
+      ms[i].time_median_s = ms[i].time_min_s = ms[i].time_spread_s = std::numeric_limits<double>::quiet_NaN();
+    }
+    ms[i].eval_time_s = seconds_since(starts[i]);
+  }
+  return ms;
+}
+
+}  // namespace galapagos::eval

@@ -1,0 +1,125 @@
+// Evaluation of one candidate, exactly as a search does it: build through the cache, check the
+// exports, run in a sandboxed worker, prove correct at every acceptance size against the
+// reference, then time at the fitness size with every run's output verified, the worker's
+// clock cross-checked and the physical floor enforced. The rules are in docs/threat-model.md.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "eval/builder.hpp"
+#include "eval/problem.hpp"
+#include "eval/worker_process.hpp"
+#include "families/family.hpp"
+
+namespace galapagos::eval {
+
+struct timing_policy {
+  int warmup = 2;              // untimed for the statistics; the first two double as the determinism check
+  int min_repetitions = 5;
+  int max_repetitions = 30;
+  double target_spread = 0.05;  // stop when IQR / median is below this...
+  double time_cap_s = 3.0;      // ...or when the timing phase has taken this long (wall)
+};
+
+struct check_policy {
+  int seeds = 2;                  // fresh input sets per acceptance size
+  double physics_margin = 1.5;    // a run faster than floor / margin is suspect_too_fast
+  double timer_slack_s = 0.002;   // worker time may fall short of the orchestrator's by this...
+  double timer_slack_rel = 0.10;  // ...plus this fraction
+  int timer_attempts = 3;         // a disagreement must persist this many runs to be a verdict
+  double determinism_ulps = 64;   // identical runs may differ by this many ulps of the output scale
+  std::int64_t perturb_count = 4096;  // input elements redrawn before each timed run
+};
+
+struct eval_settings {
+  timing_policy timing;
+  check_policy checks;
+  int threads = 0;                 // 0: every CPU of the node
+  double timeout_s = 60;           // wall-clock limit of any one request to the worker
+  std::uint64_t memory_limit_bytes = 4ull << 30;  // address space for the candidate beyond the arena
+  std::string fitness_size = "tune";
+  std::filesystem::path cache_dir;  // empty: default_cache_dir()
+  std::filesystem::path scratch_dir = "/tmp";
+  std::string compiler = "g++";
+};
+
+struct ceilings {  // the node's measured limits, for the roofline floor
+  double bandwidth_gbs = 0;
+  double peak_gflops = 0;
+  std::size_t llc_bytes = 32u << 20;
+};
+
+struct measurement {
+  std::string status = "ok";
+  std::string reason;
+  std::string source_hash;
+  std::string build_log;
+  std::string build_command;
+  double compile_time_s = 0;
+  double eval_time_s = 0;
+  double time_median_s = 0, time_min_s = 0, time_spread_s = 0;
+  int repetitions = 0;
+  double rel_error = 0;
+  double floor_s = 0;  // cost-model floor at the fitness size
+  int verified_runs = 0;
+  double roofline_fraction() const { return status == "ok" && time_median_s > 0 ? floor_s / time_median_s : 0.0 / 0.0; }
+};
+
+struct candidate_source {
+  std::filesystem::path source;
+  std::string text;                                   // empty: read the file
+  std::map<std::string, std::string> params;          // -DGLP_<name>=<value>
+  std::vector<std::string> flags;                     // compile flags
+  std::vector<std::string> libs;
+};
+
+class evaluator {
+ public:
+  evaluator(const families::family& f, std::string backend, eval_settings settings, ceilings c, std::uint64_t secret_seed);
+  ~evaluator();
+
+  measurement evaluate(const candidate_source& c);
+  // Times several candidates interleaved (A B C A B C ...), each run verified like above.
+  // Entries that fail keep their status; the others get median/min/spread from these rounds.
+  std::vector<measurement> evaluate_interleaved(const std::vector<candidate_source>& cs, int rounds);
+
+  const families::family& family() const { return family_; }
+  const builder& compiler() const { return builder_; }
+  double floor_s(const families::sizes& s) const;
+  const ceilings& machine() const { return ceilings_; }
+  const families::sizes& fitness_size() const { return fitness_; }
+
+ private:
+  struct session;
+  std::unique_ptr<session> open(const candidate_source& c, measurement& m);
+  bool accept(session& s, measurement& m);
+  bool timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed);
+  void finish_statistics(measurement& m, std::vector<double> times) const;
+
+  const families::family& family_;
+  std::string backend_;
+  eval_settings settings_;
+  ceilings ceilings_;
+  std::uint64_t secret_;
+  std::uint64_t counter_ = 0;
+  builder builder_;
+  families::sizes fitness_;
+  std::unique_ptr<arena> arena_;
+  void* reference_handle_ = nullptr;
+  reference_fn reference_ = nullptr;
+  std::unique_ptr<problem> timing_problem_;
+  std::vector<std::unique_ptr<problem>> accept_problems_;
+};
+
+// Median, minimum and interquartile range of a sample.
+struct sample_stats {
+  double median = 0, min = 0, iqr = 0;
+};
+sample_stats summarize(std::vector<double> v);
+
+}  // namespace galapagos::eval

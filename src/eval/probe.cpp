@@ -1,0 +1,117 @@
+#include "eval/probe.hpp"
+
+#include <emmintrin.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/cpu_device.hpp"
+
+extern "C" void dgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const double* alpha,
+                       const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+                       const int* ldc);
+
+namespace galapagos::eval {
+
+namespace {
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+struct aligned_free {
+  void operator()(double* p) const { std::free(p); }
+};
+using buffer = std::unique_ptr<double[], aligned_free>;
+buffer make_buffer(std::size_t n) { return buffer(static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)))); }
+
+double stream_bandwidth_gbs(std::size_t llc) {
+  const long n = static_cast<long>(std::max<std::size_t>(8 * llc / sizeof(double), 1u << 25));
+  auto a = make_buffer(static_cast<std::size_t>(n)), b = make_buffer(static_cast<std::size_t>(n)),
+       c = make_buffer(static_cast<std::size_t>(n));
+  double* A = a.get();
+  double* B = b.get();
+  double* C = c.get();
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) {
+    A[i] = 1.0;
+    B[i] = 2.0;
+    C[i] = 0.5;
+  }
+  double best = 0;
+  const double bytes2 = 2.0 * 8 * static_cast<double>(n), bytes3 = 3.0 * 8 * static_cast<double>(n);
+  for (int rep = 0; rep < 10; ++rep) {
+    double t = now_s();
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; ++i) C[i] = A[i];
+    best = std::max(best, bytes2 / (now_s() - t));
+    t = now_s();
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; ++i) A[i] = B[i] + 3.0 * C[i];
+    best = std::max(best, bytes3 / (now_s() - t));
+    // Streaming stores skip the read-for-ownership of the destination: the real read+write rate.
+    t = now_s();
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i += 2) _mm_stream_pd(C + i, _mm_load_pd(B + i));
+    _mm_sfence();
+    best = std::max(best, bytes2 / (now_s() - t));
+  }
+  return best / 1e9;
+}
+
+double dgemm_gflops() {
+  const int n = 1536;
+  std::vector<double> a(static_cast<std::size_t>(n) * n, 0.5), b(a.size(), 0.25), c(a.size(), 0.0);
+  const double one = 1.0, zero = 0.0;
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    const double t = now_s();
+    dgemm_("N", "N", &n, &n, &n, &one, a.data(), &n, b.data(), &n, &zero, c.data(), &n);
+    best = std::max(best, 2.0 * n * static_cast<double>(n) * n / (now_s() - t));
+  }
+  return best / 1e9;
+}
+
+}  // namespace
+
+std::size_t last_level_cache_bytes() {
+  std::size_t best = 0;
+  for (int idx = 0; idx < 8; ++idx) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/";
+    std::ifstream size(dir + "size"), type(dir + "type");
+    std::string s, t;
+    if (!(size >> s) || !(type >> t) || t == "Instruction") continue;
+    std::size_t v = std::stoull(s);
+    if (s.back() == 'K') v <<= 10;
+    if (s.back() == 'M') v <<= 20;
+    best = std::max(best, v);
+  }
+  return best > 0 ? best : (32u << 20);
+}
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+machine_probe probe_machine() {
+  machine_probe p;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  p.host = host;
+  p.cpu_model = cpu_model_name();
+  p.cores = backends::cpu::widen_affinity();
+  omp_set_num_threads(p.cores);
+  p.llc_bytes = last_level_cache_bytes();
+  p.bandwidth_gbs = stream_bandwidth_gbs(p.llc_bytes);
+  p.peak_gflops = dgemm_gflops();
+  return p;
+}
+
+}  // namespace galapagos::eval

@@ -1,0 +1,25 @@
+// The node's ceilings, measured at the start of every run and stored in the results file:
+// memory bandwidth (STREAM-like copy, triad and streaming-store copy, best of several) and a
+// practical float64 peak (OpenBLAS dgemm), plus the last-level cache size and CPU model.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace galapagos::eval {
+
+struct machine_probe {
+  std::string host;
+  std::string cpu_model;
+  int cores = 0;
+  std::size_t llc_bytes = 0;
+  double bandwidth_gbs = 0;
+  double peak_gflops = 0;
+};
+
+std::size_t last_level_cache_bytes();
+std::string cpu_model_name();
+// Takes a second or two: run it while the node is not busy (hold the node lock).
+machine_probe probe_machine();
+
+}  // namespace galapagos::eval

@@ -1,0 +1,252 @@
+#include "eval/problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "eval/arena.hpp"
+#include "util/error.hpp"
+
+namespace galapagos::eval {
+
+using families::dtype;
+using families::intent;
+
+namespace {
+
+constexpr std::uint64_t poison64 = 0x7ff4deadbeefcafeull;  // a signalling NaN
+constexpr std::uint32_t poison32 = 0x7fa5deadu;
+constexpr std::int64_t poison_int = 0x5a5a5a5a5a5a5a5all;
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser: counter-based, so fills parallelise
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+double draw(std::uint64_t h, const std::string& dist) {
+  const double u = (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;  // (0,1), never 0
+  if (dist == "uniform") return u;
+  if (dist == "signed") return 2.0 * u - 1.0;
+  // heavy_tailed: Pareto tail (alpha 3) with a random sign
+  const double mag = std::pow(u, -1.0 / 3.0);
+  return (mix(h) & 1) ? mag : -mag;
+}
+
+template <class T>
+void set_value(std::byte* base, std::int64_t i, double v) {
+  const T t = static_cast<T>(v);
+  std::memcpy(base + i * static_cast<std::int64_t>(sizeof(T)), &t, sizeof(T));
+}
+
+void store(dtype t, std::byte* base, std::int64_t i, std::uint64_t h, const std::string& dist) {
+  switch (t) {
+    case dtype::float64: set_value<double>(base, i, draw(h, dist)); break;
+    case dtype::float32: set_value<float>(base, i, draw(h, dist)); break;
+    case dtype::int32: set_value<std::int32_t>(base, i, static_cast<double>(h % 2001) - 1000); break;
+    case dtype::int64: set_value<std::int64_t>(base, i, static_cast<double>(h % 2001) - 1000); break;
+  }
+}
+
+double value_at(dtype t, const std::byte* base, std::int64_t i) {
+  switch (t) {
+    case dtype::float64: { double v; std::memcpy(&v, base + i * 8, 8); return v; }
+    case dtype::float32: { float v; std::memcpy(&v, base + i * 4, 4); return v; }
+    case dtype::int32: { std::int32_t v; std::memcpy(&v, base + i * 4, 4); return static_cast<double>(v); }
+    case dtype::int64: { std::int64_t v; std::memcpy(&v, base + i * 8, 8); return static_cast<double>(v); }
+  }
+  return 0;
+}
+
+bool is_poison(dtype t, const std::byte* base, std::int64_t i) {
+  switch (t) {
+    case dtype::float64: case dtype::int64: {
+      std::uint64_t v; std::memcpy(&v, base + i * 8, 8);
+      return t == dtype::float64 ? v == poison64 : static_cast<std::int64_t>(v) == poison_int;
+    }
+    case dtype::float32: { std::uint32_t v; std::memcpy(&v, base + i * 4, 4); return v == poison32; }
+    case dtype::int32: { std::int32_t v; std::memcpy(&v, base + i * 4, 4); return v == static_cast<std::int32_t>(poison_int); }
+  }
+  return false;
+}
+
+void poison(dtype t, std::byte* base, std::int64_t n) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    switch (t) {
+      case dtype::float64: std::memcpy(base + i * 8, &poison64, 8); break;
+      case dtype::int64: std::memcpy(base + i * 8, &poison_int, 8); break;
+      case dtype::float32: std::memcpy(base + i * 4, &poison32, 4); break;
+      case dtype::int32: { const auto p = static_cast<std::int32_t>(poison_int); std::memcpy(base + i * 4, &p, 4); break; }
+    }
+  }
+}
+
+}  // namespace
+
+std::size_t problem::arena_bytes(const families::family& f, const families::sizes& s) {
+  std::size_t total = 0;
+  for (const auto& a : f.args) total += arena::align(static_cast<std::size_t>(f.element_count(a, s)) * families::dtype_bytes(a.type));
+  return total;
+}
+
+problem::problem(const families::family& f, families::sizes s, arena& shared)
+    : family_(f), sizes_(std::move(s)), arena_(shared), bytes_(f.bytes(sizes_)), flops_(f.flops(sizes_)) {
+  if (arena_bytes(f, sizes_) > shared.bytes())
+    throw error(f.toml_file.string(), "size " + f.describe_size(sizes_) + " does not fit the shared arena");
+  std::size_t offset = 0;
+  for (const auto& a : f.args) {
+    slot sl{&a, f.element_count(a, sizes_), offset, {}, {}};
+    if (sl.count < 0) throw error(f.toml_file.string(), "argument '" + a.name + "' has a negative size at " + f.describe_size(sizes_));
+    const std::size_t nbytes = static_cast<std::size_t>(sl.count) * families::dtype_bytes(a.type);
+    if (a.direction != intent::out) sl.input.resize(nbytes);
+    if (a.direction != intent::in) sl.expected.resize(nbytes);
+    offset += arena::align(nbytes);
+    slots_.push_back(std::move(sl));
+  }
+}
+
+void problem::fill(std::uint64_t seed, int distribution) {
+  for (std::size_t k = 0; k < slots_.size(); ++k) {
+    auto& sl = slots_[k];
+    if (sl.input.empty()) continue;
+    const auto& dists = sl.spec->distributions;
+    const std::string& dist = dists[static_cast<std::size_t>(distribution) % dists.size()];
+    const std::uint64_t base = mix(seed ^ mix(k + 1));
+    std::byte* p = sl.input.data();
+    const dtype t = sl.spec->type;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < sl.count; ++i) store(t, p, i, mix(base + static_cast<std::uint64_t>(i)), dist);
+  }
+}
+
+void problem::perturb(std::uint64_t seed, std::int64_t count) {
+  for (std::size_t k = 0; k < slots_.size(); ++k) {
+    auto& sl = slots_[k];
+    if (sl.input.empty() || sl.count == 0) continue;
+    std::uint64_t h = mix(seed ^ mix(1000 + k));
+    const std::string& dist = sl.spec->distributions[seed % sl.spec->distributions.size()];
+    for (std::int64_t j = 0; j < std::min(count, sl.count); ++j) {
+      h = mix(h);
+      store(sl.spec->type, sl.input.data(), static_cast<std::int64_t>(h % static_cast<std::uint64_t>(sl.count)), mix(h ^ 0x5bd1e995), dist);
+    }
+  }
+}
+
+void problem::compute_reference(reference_fn ref) {
+  std::vector<glp_arg> args;
+  for (auto& sl : slots_) {
+    void* data = nullptr;
+    if (sl.spec->direction == intent::in) {
+      data = sl.input.data();
+    } else {
+      if (sl.spec->direction == intent::inout) sl.expected = sl.input;
+      data = sl.expected.data();
+    }
+    args.push_back(glp_arg{data, sl.count, static_cast<std::int32_t>(sl.spec->type), static_cast<std::int32_t>(sl.spec->direction)});
+  }
+  const int rc = ref(args.data(), static_cast<int>(args.size()), sizes_.data());
+  if (rc != 0) throw error(family_.reference_source.string(), "reference returned " + std::to_string(rc) + " at " + family_.describe_size(sizes_));
+}
+
+void problem::stage() {
+  for (auto& sl : slots_) {
+    std::byte* dst = arena_.data() + sl.offset;
+    if (!sl.input.empty()) std::memcpy(dst, sl.input.data(), sl.input.size());
+    else poison(sl.spec->type, dst, sl.count);
+  }
+}
+
+verdict problem::verify() const {
+  verdict v;
+  for (const auto& sl : slots_) {
+    const std::byte* got = arena_.data() + sl.offset;
+    if (sl.spec->direction == intent::in) {
+      if (std::memcmp(got, sl.input.data(), sl.input.size()) != 0) {
+        v.status = "input_modified";
+        v.reason = "input '" + sl.spec->name + "' was modified at " + family_.describe_size(sizes_);
+        return v;
+      }
+      continue;
+    }
+    const dtype t = sl.spec->type;
+    std::int64_t unwritten = 0, non_finite = 0, first_bad = -1;
+    double err = 0, scale = 0;
+#pragma omp parallel for reduction(+ : unwritten, non_finite) reduction(max : err, scale) schedule(static)
+    for (std::int64_t i = 0; i < sl.count; ++i) {
+      const double r = value_at(t, sl.expected.data(), i);
+      scale = std::max(scale, std::abs(r));
+      if (is_poison(t, got, i)) { ++unwritten; continue; }
+      const double o = value_at(t, got, i);
+      if (!std::isfinite(o)) { ++non_finite; continue; }
+      err = std::max(err, std::abs(o - r));
+    }
+    if (unwritten > 0 || non_finite > 0) {
+      for (std::int64_t i = 0; i < sl.count && first_bad < 0; ++i)
+        if (is_poison(t, got, i) || !std::isfinite(value_at(t, got, i))) first_bad = i;
+      v.status = "wrong_result";
+      v.reason = "output '" + sl.spec->name + "': " + std::to_string(unwritten) + " elements not written, " +
+                 std::to_string(non_finite) + " NaN/Inf (first at index " + std::to_string(first_bad) + ") at " +
+                 family_.describe_size(sizes_);
+      v.rel_error = std::numeric_limits<double>::infinity();
+      return v;
+    }
+    const double rel = scale > 0 ? err / scale : err;
+    v.rel_error = std::max(v.rel_error, rel);
+    if (rel > family_.tolerance) {
+      v.status = "wrong_result";
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "relative error %.3e > tolerance %.1e", rel, family_.tolerance);
+      v.reason = "output '" + sl.spec->name + "': " + buf + " at " + family_.describe_size(sizes_);
+      return v;
+    }
+  }
+  return v;
+}
+
+std::vector<std::vector<std::byte>> problem::snapshot_outputs() const {
+  std::vector<std::vector<std::byte>> out;
+  for (const auto& sl : slots_)
+    if (sl.spec->direction != intent::in) {
+      const std::byte* p = arena_.data() + sl.offset;
+      out.emplace_back(p, p + sl.expected.size());
+    }
+  return out;
+}
+
+double problem::max_relative_difference(const std::vector<std::vector<std::byte>>& snapshot) const {
+  double worst = 0;
+  std::size_t k = 0;
+  for (const auto& sl : slots_) {
+    if (sl.spec->direction == intent::in) continue;
+    const std::byte* now = arena_.data() + sl.offset;
+    const std::byte* before = snapshot[k++].data();
+    const dtype t = sl.spec->type;
+    double diff = 0, scale = 0;
+#pragma omp parallel for reduction(max : diff, scale) schedule(static)
+    for (std::int64_t i = 0; i < sl.count; ++i) {
+      scale = std::max(scale, std::abs(value_at(t, sl.expected.data(), i)));
+      const double a = value_at(t, now, i), b = value_at(t, before, i);
+      const double d = (std::isnan(a) || std::isnan(b)) ? (std::isnan(a) == std::isnan(b) ? 0.0 : INFINITY) : std::abs(a - b);
+      diff = std::max(diff, d);
+    }
+    worst = std::max(worst, scale > 0 ? diff / scale : diff);
+  }
+  return worst;
+}
+
+protocol::request problem::run_request() const {
+  protocol::request q{};
+  q.kind = protocol::request_kind::run;
+  q.nargs = static_cast<std::int32_t>(slots_.size());
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    q.args[i] = protocol::arg_slot{slots_[i].offset, slots_[i].count, static_cast<std::int32_t>(slots_[i].spec->type),
+                                   static_cast<std::int32_t>(slots_[i].spec->direction)};
+  q.nsizes = static_cast<std::int32_t>(sizes_.size());
+  for (std::size_t i = 0; i < sizes_.size(); ++i) q.sizes[i] = sizes_[i];
+  return q;
+}
+
+}  // namespace galapagos::eval

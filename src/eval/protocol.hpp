@@ -1,0 +1,60 @@
+// The messages between the trusted orchestrator and a galapagos-worker process, sent as
+// fixed-size records over a SOCK_SEQPACKET socket pair. Argument data never travels here:
+// it lives in a shared-memory arena mapped by both sides. Every reply echoes the request's
+// nonce; anything else (a short read, a wrong magic, a stale nonce) is a protocol error.
+#pragma once
+
+#include <cstdint>
+
+namespace galapagos::eval::protocol {
+
+inline constexpr std::uint32_t magic = 0x474c5057;  // "GLPW"
+inline constexpr int max_args = 16;
+inline constexpr int max_sizes = 8;
+inline constexpr int path_bytes = 1024;
+inline constexpr int message_bytes = 512;
+
+enum class request_kind : std::uint32_t { load = 1, run = 2, flush = 3, quit = 4 };
+
+struct arg_slot {
+  std::uint64_t offset;  // byte offset in the arena
+  std::int64_t count;    // elements
+  std::int32_t dtype;    // glp_dtype
+  std::int32_t intent;   // glp_intent
+};
+
+struct request {
+  std::uint32_t magic_value;
+  request_kind kind;
+  std::uint64_t nonce;
+  char path[path_bytes];  // load: the shared object
+  std::int32_t nargs;
+  std::int32_t nsizes;
+  arg_slot args[max_args];
+  std::int64_t sizes[max_sizes];
+};
+
+enum class reply_status : std::int32_t {
+  ok = 0,
+  load_error = 1,      // dlopen/dlsym failed
+  kernel_error = 2,    // the entry point returned non-zero
+  out_of_memory = 3,   // std::bad_alloc escaped the entry point
+  exception = 4,       // another C++ exception escaped
+  leaked_thread = 5,   // the entry point returned with threads of its own still running
+  bad_request = 6,
+};
+
+struct reply {
+  std::uint32_t magic_value;
+  request_kind kind;
+  std::uint64_t nonce;
+  reply_status status;
+  std::int32_t kernel_rc;
+  double time_s;             // run: the worker's clock around the entry point
+  std::int32_t extra_threads;
+  double received_at_s;      // steady clock (CLOCK_MONOTONIC, shared by both processes)
+  double replied_at_s;
+  char message[message_bytes];
+};
+
+}  // namespace galapagos::eval::protocol

@@ -1,0 +1,58 @@
+// The orchestrator's handle on one galapagos-worker: spawned in its own session with a clean
+// environment and a private scratch folder, talked to over a socket pair, killed with its whole
+// process group on a wall-clock deadline. Every way a worker can fail becomes a status.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+
+#include "eval/protocol.hpp"
+
+namespace galapagos::eval {
+
+class arena;
+
+struct worker_options {
+  std::filesystem::path executable;   // galapagos-worker
+  std::filesystem::path scratch_root; // a private folder is made below it
+  int threads = 0;
+  std::size_t flush_bytes = 64u << 20;
+  std::uint64_t address_space_bytes = 0;  // 0 = no limit
+  std::uint64_t cpu_seconds = 120;
+};
+
+// The result of one request: either a valid reply, or why there is none.
+struct call_result {
+  bool replied = false;
+  protocol::reply reply{};
+  std::string status;  // when !replied: timeout, crash, sandbox_violation, protocol_error
+  std::string reason;
+  double elapsed_s = 0;  // the orchestrator's clock around the request
+  double sent_at_s = 0;  // steady clock when the request was sent
+};
+
+class worker_process {
+ public:
+  worker_process(const worker_options& opt, const arena& shared);
+  worker_process(const worker_process&) = delete;
+  worker_process& operator=(const worker_process&) = delete;
+  ~worker_process();  // kills the process group, reaps it, removes the scratch folder
+
+  call_result call(protocol::request q, double timeout_s);
+  bool alive() const { return pid_ > 0; }
+  std::string log_tail(std::size_t max_bytes = 2000) const;
+
+ private:
+  void kill_and_reap(call_result& out, bool timed_out);
+  int socket_ = -1;
+  pid_t pid_ = -1;
+  std::uint64_t next_nonce_;
+  std::filesystem::path scratch_;
+};
+
+// Path of galapagos-worker: $GALAPAGOS_WORKER, else next to the running executable.
+std::filesystem::path default_worker_executable();
+
+}  // namespace galapagos::eval

@@ -1,0 +1,259 @@
+#include "families/family.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "util/build_info.hpp"
+#include "util/error.hpp"
+#include "util/toml_reader.hpp"
+
+namespace galapagos::families {
+
+using util::toml_section;
+
+std::size_t dtype_bytes(dtype t) {
+  switch (t) {
+    case dtype::float64: case dtype::int64: return 8;
+    case dtype::float32: case dtype::int32: return 4;
+  }
+  return 8;
+}
+
+std::string dtype_name(dtype t) {
+  switch (t) {
+    case dtype::float64: return "float64";
+    case dtype::float32: return "float32";
+    case dtype::int32: return "int32";
+    case dtype::int64: return "int64";
+  }
+  return "?";
+}
+
+namespace {
+
+dtype parse_dtype(const toml_section& s, const std::string& key) {
+  const std::string v = s.str(key);
+  if (v == "float64") return dtype::float64;
+  if (v == "float32") return dtype::float32;
+  if (v == "int32") return dtype::int32;
+  if (v == "int64") return dtype::int64;
+  s.fail(key, "unknown dtype '" + v + "' (float64, float32, int32, int64)");
+}
+
+intent parse_intent(const toml_section& s) {
+  const std::string v = s.str("intent");
+  if (v == "in") return intent::in;
+  if (v == "out") return intent::out;
+  if (v == "inout") return intent::inout;
+  s.fail("intent", "must be in, out or inout");
+}
+
+std::filesystem::path existing_file(const family& f, const toml_section& s, const std::string& key) {
+  auto p = f.dir / s.str(key);
+  if (!std::filesystem::is_regular_file(p)) s.fail(key, "file not found: " + p.string());
+  return p;
+}
+
+sizes parse_size(const family& f, const toml_section& s) {
+  s.table();
+  sizes out;
+  for (const auto& sym : f.symbols) {
+    if (!s.has(sym)) s.fail(sym, "size symbol missing");
+    auto v = s.integer(sym);
+    if (v < 1) s.fail(sym, "must be >= 1");
+    out.push_back(v);
+  }
+  for (const auto& [k, v] : s.table()) {
+    bool known = false;
+    for (const auto& sym : f.symbols) known = known || sym == k.str();
+    if (!known) s.fail(std::string(k.str()), "not a size symbol of this family");
+  }
+  return out;
+}
+
+source_spec parse_source(const family& f, const toml_section& s, const std::string& key,
+                         const std::vector<std::string>& default_flags) {
+  source_spec spec;
+  spec.name = s.str("name", "");
+  spec.source = existing_file(f, s, key);
+  spec.flags = s.has("flags") ? s.strings("flags") : default_flags;
+  spec.libs = s.strings("libs");
+  return spec;
+}
+
+backend_spec parse_backend(const family& f, const toml_section& s, const std::string& name) {
+  s.allow_only({"template", "flags", "libs", "constraints", "params", "baselines"});
+  backend_spec b;
+  b.name = name;
+  b.tmpl = parse_source(f, s, "template", {});
+  b.tmpl.name = "template";
+  std::set<std::string> names;
+  for (const auto& p : s.array_of_tables("params")) {
+    p.allow_only({"name", "values"});
+    core::parameter param{p.str("name"), p.scalars_as_text("values")};
+    if (param.values.empty()) p.fail("values", "a parameter needs at least one value");
+    if (!names.insert(param.name).second) p.fail("name", "duplicate parameter '" + param.name + "'");
+    b.params.push_back(std::move(param));
+  }
+  if (b.params.empty()) s.fail("params", "the parameter space is empty (add [[" + name + ".params]])");
+  std::vector<std::string> pnames;
+  for (const auto& p : b.params) pnames.push_back(p.name);
+  for (const auto& c : s.strings("constraints"))
+    b.constraints.push_back(std::make_shared<expression>(c, pnames, f.toml_file.string() + ": " + name + ".constraints"));
+  for (const auto& bs : s.array_of_tables("baselines")) {
+    bs.allow_only({"name", "source", "flags", "libs"});
+    auto spec = parse_source(f, bs, "source", b.tmpl.flags);
+    if (spec.name.empty()) bs.fail("name", "missing");
+    b.baselines.push_back(std::move(spec));
+  }
+  if (b.baselines.empty()) s.fail("baselines", "at least one baseline is needed to report a speedup");
+  return b;
+}
+
+}  // namespace
+
+family load_family_file(const std::filesystem::path& toml_file) {
+  family f;
+  f.toml_file = toml_file;
+  f.dir = toml_file.parent_path();
+  const std::string file = toml_file.string();
+  const toml::table root = util::parse_toml_file(toml_file);
+  toml_section s(root, file, "");
+  s.allow_only({"name", "description", "symbols", "tolerance", "args", "sizes", "cost", "reference",
+                "cpu", "cuda", "hip"});
+  f.name = s.str("name");
+  f.description = s.str("description", "");
+  f.symbols = s.strings("symbols");
+  if (f.symbols.empty()) s.fail("symbols", "at least one size symbol is needed");
+  f.tolerance = s.num("tolerance");
+  if (!(f.tolerance > 0)) s.fail("tolerance", "must be > 0");
+
+  for (const auto& a : s.array_of_tables("args")) {
+    a.allow_only({"name", "dtype", "shape", "intent", "distributions"});
+    arg_spec spec;
+    spec.name = a.str("name");
+    spec.type = parse_dtype(a, "dtype");
+    spec.direction = parse_intent(a);
+    spec.shape = std::make_shared<expression>(a.str("shape"), f.symbols, file + ": args." + spec.name + ".shape");
+    spec.distributions = a.strings("distributions");
+    if (spec.distributions.empty()) spec.distributions = {"uniform", "signed", "heavy_tailed"};
+    for (const auto& d : spec.distributions)
+      if (d != "uniform" && d != "signed" && d != "heavy_tailed")
+        a.fail("distributions", "unknown distribution '" + d + "' (uniform, signed, heavy_tailed)");
+    f.args.push_back(std::move(spec));
+  }
+  if (f.args.empty()) s.fail("args", "a family needs at least one argument");
+  bool has_output = false;
+  for (const auto& a : f.args) has_output = has_output || a.direction != intent::in;
+  if (!has_output) s.fail("args", "a family needs at least one out or inout argument");
+
+  auto sz = s.sub("sizes");
+  if (!sz) s.fail("sizes", "missing [sizes] table");
+  for (const auto& [k, v] : sz->table()) {
+    const std::string key(k.str());
+    if (key == "accept") continue;
+    auto t = sz->sub(key);
+    f.fitness_sizes.push_back({key, parse_size(f, *t)});
+  }
+  for (const auto& a : sz->array_of_tables("accept")) f.accept_sizes.push_back(parse_size(f, a));
+  if (f.accept_sizes.empty()) sz->fail("accept", "at least one acceptance size is needed");
+  f.fitness_size("tune");  // required
+
+  auto cost = s.sub("cost");
+  if (!cost) s.fail("cost", "missing [cost] table (bytes and flops)");
+  cost->allow_only({"bytes", "flops"});
+  f.cost_bytes = std::make_shared<expression>(cost->str("bytes"), f.symbols, file + ": cost.bytes");
+  f.cost_flops = std::make_shared<expression>(cost->str("flops"), f.symbols, file + ": cost.flops");
+
+  auto ref = s.sub("reference");
+  if (!ref) s.fail("reference", "missing [reference] table");
+  ref->allow_only({"source"});
+  f.reference_source = existing_file(f, *ref, "source");
+
+  for (const char* b : {"cpu", "cuda", "hip"})
+    if (auto bs = s.sub(b)) f.backends.emplace(b, parse_backend(f, *bs, b));
+  if (f.backends.empty()) s.fail("cpu", "no backend table ([cpu], [cuda] or [hip])");
+  for (const auto& n : f.fitness_sizes)
+    for (const auto& a : f.args)
+      if (f.element_count(a, n.values) < 1) s.fail("sizes", "argument '" + a.name + "' is empty at size '" + n.name + "'");
+  return f;
+}
+
+const backend_spec& family::backend(const std::string& b) const {
+  auto it = backends.find(b);
+  if (it == backends.end()) throw error(toml_file.string(), "family '" + name + "' has no backend '" + b + "'");
+  return it->second;
+}
+
+const sizes& family::fitness_size(const std::string& n) const {
+  for (const auto& s : fitness_sizes)
+    if (s.name == n) return s.values;
+  throw error(toml_file.string(), "no size named '" + n + "' in [sizes]");
+}
+
+namespace {
+std::vector<double> as_doubles(const sizes& s) { return {s.begin(), s.end()}; }
+}  // namespace
+
+std::int64_t family::element_count(const arg_spec& a, const sizes& s) const {
+  return static_cast<std::int64_t>(std::llround(a.shape->evaluate(as_doubles(s))));
+}
+double family::bytes(const sizes& s) const { return cost_bytes->evaluate(as_doubles(s)); }
+double family::flops(const sizes& s) const { return cost_flops->evaluate(as_doubles(s)); }
+
+std::string family::describe_size(const sizes& s) const {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < symbols.size(); ++i) os << (i ? " " : "") << symbols[i] << "=" << s[i];
+  return os.str();
+}
+
+core::search_space family::space(const std::string& backend_name) const {
+  const auto& b = backend(backend_name);
+  auto params = b.params;
+  auto constraints = b.constraints;
+  // Constraints see every parameter as a number; textual values read as NaN, which fails any
+  // comparison, so constraints should only name numeric parameters.
+  auto predicate = [params, constraints](const core::genome& g) {
+    std::vector<double> v(params.size());
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      char* end = nullptr;
+      const auto& text = params[i].values[static_cast<std::size_t>(g[i])];
+      v[i] = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end != '\0') v[i] = std::nan("");
+    }
+    for (const auto& c : constraints)
+      if (c->evaluate(v) == 0.0) return false;
+    return true;
+  };
+  return core::search_space(params, predicate);
+}
+
+family load_family(const std::string& name, const std::vector<std::filesystem::path>& search_path) {
+  std::string tried;
+  for (const auto& dir : search_path) {
+    auto file = dir / name / "family.toml";
+    if (std::filesystem::is_regular_file(file)) {
+      family f = load_family_file(file);
+      if (f.name != name) throw error(file.string(), "name = '" + f.name + "' does not match its folder '" + name + "'");
+      return f;
+    }
+    tried += (tried.empty() ? "" : ", ") + dir.string();
+  }
+  throw error("family '" + name + "'", "unknown family (searched: " + tried + ")");
+}
+
+std::vector<std::filesystem::path> default_search_path() {
+  std::vector<std::filesystem::path> out;
+  if (const char* env = std::getenv("GALAPAGOS_KERNELS")) {
+    std::stringstream ss(env);
+    std::string part;
+    while (std::getline(ss, part, ':'))
+      if (!part.empty()) out.emplace_back(part);
+  }
+  out.emplace_back(build_info::source_kernels_dir);
+  return out;
+}
+
+}  // namespace galapagos::families

@@ -1,0 +1,514 @@
+// HDF5 C API implementation of the results file. Each table is described once, as a list of
+// (field name, struct member) pairs; the compound types, the packing of rows into C records and
+// the appending are generic over that list.
+#include "store/results_file.hpp"
+
+#include <hdf5.h>
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <deque>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "util/error.hpp"
+
+namespace galapagos::store {
+namespace detail {
+
+constexpr hsize_t chunk_rows = 256;
+
+// Owns one HDF5 identifier and releases it with the matching H5?close function.
+class handle {
+ public:
+  using closer = herr_t (*)(hid_t);
+  handle() = default;
+  handle(hid_t id, closer close) : id_(id), close_(close) {}
+  handle(handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
+  handle& operator=(handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, H5I_INVALID_HID);
+      close_ = o.close_;
+    }
+    return *this;
+  }
+  handle(const handle&) = delete;
+  handle& operator=(const handle&) = delete;
+  ~handle() { reset(); }
+
+  hid_t get() const { return id_; }
+  void reset() {
+    if (id_ >= 0) close_(id_);
+    id_ = H5I_INVALID_HID;
+  }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  closer close_ = nullptr;
+};
+
+// The most specific message on HDF5's error stack, on one line.
+std::string hdf5_message() {
+  std::string message;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+        if (n == 0 && e->desc != nullptr) *static_cast<std::string*>(out) = e->desc;
+        return 0;
+      },
+      &message);
+  for (char& c : message)
+    if (c == '\n' || c == '\r') c = ' ';
+  return message.empty() ? "unknown HDF5 error" : message;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw galapagos::error(path, "cannot " + what + " (" + hdf5_message() + ")");
+}
+
+// Returns `status` (an hid_t or herr_t) or throws when HDF5 reported a failure.
+template <class T>
+T check(T status, const std::string& path, const std::string& what) {
+  if (status < 0) fail(path, what);
+  return status;
+}
+
+// --- UTF-8: the string types are declared UTF-8, so invalid bytes are replaced by U+FFFD ---
+
+// Length of the well-formed UTF-8 sequence starting at s[i], or 0 when there is none.
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return 1;
+  std::size_t len = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte (no overlongs/surrogates)
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if (b < (k == 1 ? lo : 0x80u) || b > (k == 1 ? hi : 0xBFu)) return 0;
+  }
+  return len;
+}
+
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0, len; i < s.size(); i += len)
+    if ((len = utf8_sequence_length(s, i)) == 0) return false;
+  return true;
+}
+
+std::string sanitize_utf8(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (const std::size_t len = utf8_sequence_length(s, i); len > 0) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+      ++i;
+    }
+  }
+  return out;
+}
+
+// A C string for HDF5: the string itself when valid UTF-8, else a sanitized copy kept in
+// `scratch` until the write is done.
+const char* utf8_c_str(const std::string& s, std::deque<std::string>& scratch) {
+  if (valid_utf8(s)) return s.c_str();
+  return scratch.emplace_back(sanitize_utf8(s)).c_str();
+}
+
+// --- table descriptions --------------------------------------------------------------------
+
+template <class Row>
+using member = std::variant<std::int32_t Row::*, std::int64_t Row::*, double Row::*,
+                            std::string Row::*>;
+
+template <class Row>
+struct field {
+  const char* name;  // exactly the struct member's name
+  member<Row> ptr;
+};
+
+template <class Row>
+struct table_def;
+
+template <>
+struct table_def<candidate_row> {
+  using R = candidate_row;
+  static constexpr const char* name = "candidates";
+  static constexpr const char* description =
+      "One row per evaluated candidate (every island, every generation, failures included).";
+  static constexpr const char* units =
+      "compile_time_s, eval_time_s, time_median_s, time_min_s, time_spread_s: seconds; "
+      "rel_error, speedup, roofline_fraction: dimensionless ratios; NaN = not measured";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"id", &R::id}, {"island", &R::island}, {"generation", &R::generation},
+      {"origin", &R::origin}, {"status", &R::status}, {"reason", &R::reason},
+      {"params", &R::params}, {"parents", &R::parents}, {"source_hash", &R::source_hash},
+      {"compile_time_s", &R::compile_time_s}, {"eval_time_s", &R::eval_time_s},
+      {"time_median_s", &R::time_median_s}, {"time_min_s", &R::time_min_s},
+      {"time_spread_s", &R::time_spread_s}, {"repetitions", &R::repetitions},
+      {"rel_error", &R::rel_error}, {"speedup", &R::speedup},
+      {"roofline_fraction", &R::roofline_fraction},
+  });
+};
+
+template <>
+struct table_def<baseline_row> {
+  using R = baseline_row;
+  static constexpr const char* name = "baselines";
+  static constexpr const char* description = "One row per baseline implementation measured.";
+  static constexpr const char* units =
+      "time_median_s, time_min_s, time_spread_s: seconds; "
+      "rel_error, roofline_fraction: dimensionless ratios; NaN = not measured";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"name", &R::name}, {"status", &R::status}, {"reason", &R::reason},
+      {"source_hash", &R::source_hash}, {"time_median_s", &R::time_median_s},
+      {"time_min_s", &R::time_min_s}, {"time_spread_s", &R::time_spread_s},
+      {"repetitions", &R::repetitions}, {"rel_error", &R::rel_error},
+      {"roofline_fraction", &R::roofline_fraction},
+  });
+};
+
+template <>
+struct table_def<population_row> {
+  using R = population_row;
+  static constexpr const char* name = "populations";
+  static constexpr const char* description =
+      "One row per member of an island's population after each generation.";
+  static constexpr const char* units = "fitness: seconds (lower is better; inf = failed)";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"island", &R::island}, {"generation", &R::generation}, {"rank", &R::rank},
+      {"candidate_id", &R::candidate_id}, {"fitness", &R::fitness},
+  });
+};
+
+template <>
+struct table_def<migration_row> {
+  using R = migration_row;
+  static constexpr const char* name = "migrations";
+  static constexpr const char* description =
+      "One row per individual sent from one island to another.";
+  static constexpr const char* units = "fitness: seconds (lower is better; inf = failed)";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"generation", &R::generation}, {"from_island", &R::from_island},
+      {"to_island", &R::to_island}, {"candidate_id", &R::candidate_id},
+      {"params", &R::params}, {"fitness", &R::fitness},
+  });
+};
+
+template <>
+struct table_def<generation_row> {
+  using R = generation_row;
+  static constexpr const char* name = "generations";
+  static constexpr const char* description = "One progress row per island and generation.";
+  static constexpr const char* units =
+      "best_time_s, wall_time_s: seconds; best_speedup: dimensionless ratio; "
+      "evaluated, failed: candidate counts";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"island", &R::island}, {"generation", &R::generation}, {"evaluated", &R::evaluated},
+      {"failed", &R::failed}, {"best_time_s", &R::best_time_s},
+      {"best_speedup", &R::best_speedup}, {"wall_time_s", &R::wall_time_s},
+  });
+};
+
+template <>
+struct table_def<machine_row> {
+  using R = machine_row;
+  static constexpr const char* name = "machine";
+  static constexpr const char* description =
+      "One row per island: the hardware probe of the node it ran on.";
+  static constexpr const char* units =
+      "cores: count; llc_bytes: bytes; bandwidth_gbs: 1e9 bytes/s (read + written); "
+      "peak_gflops: 1e9 float64 operations/s";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"island", &R::island}, {"host", &R::host}, {"cpu_model", &R::cpu_model},
+      {"cores", &R::cores}, {"llc_bytes", &R::llc_bytes}, {"bandwidth_gbs", &R::bandwidth_gbs},
+      {"peak_gflops", &R::peak_gflops},
+  });
+};
+
+// Number of members of an aggregate of scalars and strings, so that a member added to a row
+// struct without adding it to its table_def fails to compile.
+struct any_value {
+  template <class T>
+  operator T() const;
+};
+template <class T, class... A>
+consteval std::size_t member_count() {
+  if constexpr (requires { T{A{}..., any_value{}}; })
+    return member_count<T, A..., any_value>();
+  else
+    return sizeof...(A);
+}
+
+template <class M>
+struct member_type;
+template <class Row, class T>
+struct member_type<T Row::*> {
+  using type = T;
+};
+
+// The C type a member is stored as in a packed record.
+template <class T>
+using c_type = std::conditional_t<std::is_same_v<T, std::string>, const char*, T>;
+
+template <class T>
+hid_t native_type(hid_t string_type) {
+  if constexpr (std::is_same_v<T, std::int32_t>) return H5T_NATIVE_INT32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return H5T_NATIVE_INT64;
+  else if constexpr (std::is_same_v<T, double>) return H5T_NATIVE_DOUBLE;
+  else return string_type;
+}
+
+// One extendible compound dataset plus the in-memory record layout of its rows: the members
+// in declaration order at their natural alignment, like a C struct.
+template <class Row>
+struct table {
+  std::array<std::size_t, table_def<Row>::fields.size()> offsets{};
+  std::size_t record_size = 0;
+  handle mem_type;
+  handle dataset;
+  hsize_t size = 0;  // rows written
+
+  table() {
+    static_assert(table_def<Row>::fields.size() == member_count<Row>(),
+                  "table_def must list every member of the row, in declaration order");
+    for (std::size_t f = 0; f < offsets.size(); ++f) {
+      std::visit(
+          [&](auto ptr) {
+            using C = c_type<typename member_type<decltype(ptr)>::type>;
+            record_size = (record_size + alignof(C) - 1) / alignof(C) * alignof(C);
+            offsets[f] = record_size;
+            record_size += sizeof(C);
+          },
+          table_def<Row>::fields[f].ptr);
+    }
+    record_size = (record_size + 7) / 8 * 8;  // every member is at most 8 bytes
+  }
+
+  // Packs rows into C records; strings point into `rows` or into `scratch`.
+  std::vector<unsigned char> pack(const std::vector<Row>& rows,
+                                  std::deque<std::string>& scratch) const {
+    std::vector<unsigned char> buffer(rows.size() * record_size);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      unsigned char* record = buffer.data() + r * record_size;
+      for (std::size_t f = 0; f < offsets.size(); ++f) {
+        std::visit(
+            [&](auto ptr) {
+              const auto& value = rows[r].*ptr;
+              c_type<std::remove_cvref_t<decltype(value)>> stored;
+              if constexpr (std::is_same_v<decltype(stored), const char*>)
+                stored = utf8_c_str(value, scratch);
+              else
+                stored = value;
+              std::memcpy(record + offsets[f], &stored, sizeof stored);
+            },
+            table_def<Row>::fields[f].ptr);
+      }
+    }
+    return buffer;
+  }
+};
+
+}  // namespace detail
+
+using detail::check;
+using detail::handle;
+
+struct results_file::impl {
+  std::string path;
+  handle file;
+  handle string_type;  // variable-length UTF-8 C string
+  handle sources;      // the /sources group
+  std::tuple<detail::table<candidate_row>, detail::table<baseline_row>,
+             detail::table<population_row>, detail::table<migration_row>,
+             detail::table<generation_row>, detail::table<machine_row>>
+      tables;
+
+  // Wraps a new identifier, throwing when it is invalid.
+  handle own(hid_t id, handle::closer close, const std::string& what) const {
+    return handle(check(id, path, what), close);
+  }
+
+  void create_file() {
+    handle fapl = own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+    // Earliest formats that can hold the data: readable by HDF5 1.8/1.10 and h5py 3.7.
+    check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_V110), path,
+          "set library version bounds");
+#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
+    // Lock the file, but keep working on file systems without locking (some Lustre, NFS).
+    check(H5Pset_file_locking(fapl.get(), true, true), path, "set file locking");
+#endif
+    file = own(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
+               "create file");
+    string_type = own(H5Tcopy(H5T_C_S1), H5Tclose, "create string type");
+    check(H5Tset_size(string_type.get(), H5T_VARIABLE), path, "create string type");
+    check(H5Tset_cset(string_type.get(), H5T_CSET_UTF8), path, "create string type");
+    sources = own(H5Gcreate2(file.get(), "/sources", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                  H5Gclose, "create group /sources");
+    std::apply([&](auto&... t) { (create_table(t), ...); }, tables);
+  }
+
+  template <class Row>
+  void create_table(detail::table<Row>& t) {
+    using def = detail::table_def<Row>;
+    const std::string name = std::string("/") + def::name;
+    const std::string what = "create dataset " + name;
+
+    t.mem_type = own(H5Tcreate(H5T_COMPOUND, t.record_size), H5Tclose, what);
+    for (std::size_t f = 0; f < def::fields.size(); ++f) {
+      const hid_t member_type = std::visit(
+          [&](auto ptr) {
+            using T = typename detail::member_type<decltype(ptr)>::type;
+            return detail::native_type<T>(string_type.get());
+          },
+          def::fields[f].ptr);
+      check(H5Tinsert(t.mem_type.get(), def::fields[f].name, t.offsets[f], member_type), path,
+            what);
+    }
+    handle file_type = own(H5Tcopy(t.mem_type.get()), H5Tclose, what);
+    check(H5Tpack(file_type.get()), path, what);
+
+    const hsize_t initial = 0, max = H5S_UNLIMITED;
+    handle space = own(H5Screate_simple(1, &initial, &max), H5Sclose, what);
+    handle dcpl = own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
+    check(H5Pset_chunk(dcpl.get(), 1, &detail::chunk_rows), path, what);
+    t.dataset = own(H5Dcreate2(file.get(), name.c_str(), file_type.get(), space.get(),
+                               H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                    H5Dclose, what);
+    write_string_attribute(t.dataset.get(), name, "description", def::description);
+    write_string_attribute(t.dataset.get(), name, "units", def::units);
+  }
+
+  template <class Row>
+  void append(const std::vector<Row>& rows) {
+    auto& t = std::get<detail::table<Row>>(tables);
+    if (rows.empty()) return;
+    const std::string what = std::string("append to /") + detail::table_def<Row>::name;
+    std::deque<std::string> scratch;
+    const std::vector<unsigned char> buffer = t.pack(rows, scratch);
+
+    const hsize_t start = t.size, count = rows.size(), new_size = t.size + count;
+    check(H5Dset_extent(t.dataset.get(), &new_size), path, what);
+    t.size = new_size;
+    handle file_space = own(H5Dget_space(t.dataset.get()), H5Sclose, what);
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr),
+          path, what);
+    handle mem_space = own(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
+    check(H5Dwrite(t.dataset.get(), t.mem_type.get(), mem_space.get(), file_space.get(),
+                   H5P_DEFAULT, buffer.data()),
+          path, what);
+  }
+
+  // Writes (or replaces) attribute `key` of the object `obj` (named `obj_name` in messages).
+  void write_attribute(hid_t obj, const std::string& obj_name, const std::string& key,
+                       hid_t type, const void* value) const {
+    const std::string what = "write attribute '" + key + "' of " + obj_name;
+    if (check(H5Aexists(obj, key.c_str()), path, what) > 0)
+      check(H5Adelete(obj, key.c_str()), path, what);
+    handle space = own(H5Screate(H5S_SCALAR), H5Sclose, what);
+    handle attr =
+        own(H5Acreate2(obj, key.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+            what);
+    check(H5Awrite(attr.get(), type, value), path, what);
+  }
+
+  void write_string_attribute(hid_t obj, const std::string& obj_name, const std::string& key,
+                              const std::string& value) const {
+    std::deque<std::string> scratch;
+    const char* text = detail::utf8_c_str(value, scratch);
+    write_attribute(obj, obj_name, key, string_type.get(), &text);
+  }
+
+  // Opens a group, creating it and any missing parents.
+  handle open_group(const std::string& name) const {
+    const std::string group = name.empty() ? "/" : name;
+    if (hid_t id = H5Gopen2(file.get(), group.c_str(), H5P_DEFAULT); id >= 0)
+      return handle(id, H5Gclose);
+    const std::string what = "create group " + group;
+    handle lcpl = own(H5Pcreate(H5P_LINK_CREATE), H5Pclose, what);
+    check(H5Pset_create_intermediate_group(lcpl.get(), 1), path, what);
+    return own(H5Gcreate2(file.get(), group.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+               H5Gclose, what);
+  }
+
+  void add_source(const std::string& hash, const std::string& text) {
+    if (hash.empty() || hash == "." || hash.find('/') != std::string::npos)
+      throw galapagos::error(path, "invalid source hash '" + hash + "'");
+    const std::string name = "/sources/" + hash;
+    const std::string what = "write dataset " + name;
+    if (check(H5Lexists(sources.get(), hash.c_str(), H5P_DEFAULT), path, what) > 0) return;
+    std::deque<std::string> scratch;
+    const char* data = detail::utf8_c_str(text, scratch);
+    handle space = own(H5Screate(H5S_SCALAR), H5Sclose, what);
+    handle dataset = own(H5Dcreate2(sources.get(), hash.c_str(), string_type.get(), space.get(),
+                                    H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                         H5Dclose, what);
+    check(H5Dwrite(dataset.get(), string_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &data), path,
+          what);
+  }
+};
+
+results_file::results_file(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+results_file::results_file(results_file&&) noexcept = default;
+results_file& results_file::operator=(results_file&&) noexcept = default;
+results_file::~results_file() = default;
+
+results_file results_file::create(const std::string& path, const attributes& root_attrs) {
+  // Failures become exceptions; HDF5 must not print its error stack to stderr.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  auto p = std::make_unique<impl>();
+  p->path = path;
+  p->create_file();
+  handle root = p->open_group("/");
+  for (const auto& [key, value] : root_attrs)
+    p->write_string_attribute(root.get(), "/", key, value);
+  return results_file(std::move(p));
+}
+
+void results_file::append(const std::vector<candidate_row>& rows) { impl_->append(rows); }
+void results_file::append(const std::vector<baseline_row>& rows) { impl_->append(rows); }
+void results_file::append(const std::vector<population_row>& rows) { impl_->append(rows); }
+void results_file::append(const std::vector<migration_row>& rows) { impl_->append(rows); }
+void results_file::append(const std::vector<generation_row>& rows) { impl_->append(rows); }
+void results_file::append(const std::vector<machine_row>& rows) { impl_->append(rows); }
+
+void results_file::add_source(const std::string& hash, const std::string& text) {
+  impl_->add_source(hash, text);
+}
+
+void results_file::set_attributes(const std::string& group, const attributes& attrs) {
+  handle g = impl_->open_group(group);
+  for (const auto& [key, value] : attrs) impl_->write_string_attribute(g.get(), group, key, value);
+}
+
+void results_file::set_attribute(const std::string& group, const std::string& key, double value) {
+  handle g = impl_->open_group(group);
+  impl_->write_attribute(g.get(), group, key, H5T_NATIVE_DOUBLE, &value);
+}
+
+void results_file::flush() {
+  check(H5Fflush(impl_->file.get(), H5F_SCOPE_GLOBAL), impl_->path, "flush file");
+}
+
+const std::string& results_file::path() const { return impl_->path; }
+
+}  // namespace galapagos::store

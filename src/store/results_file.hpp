@@ -1,0 +1,105 @@
+// The HDF5 results file of one run (schema: docs/hdf5-schema.md). One writer per file: under
+// MPI the archipelago funnels every record to rank 0, so this module knows nothing about MPI.
+// Rows are appended to chunked, extendible compound tables and flushed at every call to
+// flush(), so a killed job leaves a file that opens and holds every flushed row.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace galapagos::store {
+
+struct candidate_row {
+  std::int64_t id = -1;
+  std::int32_t island = 0;
+  std::int32_t generation = 0;
+  std::string origin;        // "random", "offspring", "migrant", "winner_recheck", ...
+  std::string status;        // ok, compile_error, crash, timeout, wrong_result, ...
+  std::string reason;        // one line: why it failed, empty when ok
+  std::string params;        // JSON object {"NAME": value}
+  std::string parents;       // JSON array of candidate ids
+  std::string source_hash;   // key into /sources
+  double compile_time_s = 0;
+  double eval_time_s = 0;    // wall time of the whole evaluation (checks + timing)
+  double time_median_s = 0;  // NaN when not ok
+  double time_min_s = 0;
+  double time_spread_s = 0;  // interquartile range of the timed runs
+  std::int32_t repetitions = 0;
+  double rel_error = 0;      // max over checks of max|out-ref| / max|ref|
+  double speedup = 0;        // fastest baseline's median / this median; NaN when not ok
+  double roofline_fraction = 0;  // cost-model floor at measured ceilings / median; NaN when not ok
+};
+
+struct baseline_row {
+  std::string name;
+  std::string status;
+  std::string reason;
+  std::string source_hash;
+  double time_median_s = 0, time_min_s = 0, time_spread_s = 0;
+  std::int32_t repetitions = 0;
+  double rel_error = 0;
+  double roofline_fraction = 0;
+};
+
+struct population_row {  // one member of an island's population after a generation
+  std::int32_t island = 0, generation = 0, rank = 0;
+  std::int64_t candidate_id = -1;
+  double fitness = 0;
+};
+
+struct migration_row {  // one individual sent from one island to another
+  std::int32_t generation = 0, from_island = 0, to_island = 0;
+  std::int64_t candidate_id = -1;  // id on the sending island
+  std::string params;
+  double fitness = 0;
+};
+
+struct generation_row {  // one progress line of one island
+  std::int32_t island = 0, generation = 0, evaluated = 0, failed = 0;
+  double best_time_s = 0, best_speedup = 0, wall_time_s = 0;
+};
+
+struct machine_row {  // the hardware probe of the node an island ran on
+  std::int32_t island = 0;
+  std::string host, cpu_model;
+  std::int32_t cores = 0;
+  std::int64_t llc_bytes = 0;
+  double bandwidth_gbs = 0;  // STREAM-like, bytes read + written per second / 1e9
+  double peak_gflops = 0;    // practical peak arithmetic rate (float64)
+};
+
+// Root attributes written at creation. Every key becomes a string attribute of "/".
+using attributes = std::map<std::string, std::string>;
+
+class results_file {
+ public:
+  // Creates (truncates) the file and writes the root attributes. Throws galapagos::error.
+  static results_file create(const std::string& path, const attributes& root_attrs);
+  results_file(results_file&&) noexcept;
+  results_file& operator=(results_file&&) noexcept;
+  ~results_file();
+
+  void append(const std::vector<candidate_row>& rows);
+  void append(const std::vector<baseline_row>& rows);
+  void append(const std::vector<population_row>& rows);
+  void append(const std::vector<migration_row>& rows);
+  void append(const std::vector<generation_row>& rows);
+  void append(const std::vector<machine_row>& rows);
+  // Stores a source text once under /sources/<hash> (no-op if present).
+  void add_source(const std::string& hash, const std::string& text);
+  // Writes string/number attributes on a group, creating it (e.g. "/winner").
+  void set_attributes(const std::string& group, const attributes& attrs);
+  void set_attribute(const std::string& group, const std::string& key, double value);
+  void flush();
+  const std::string& path() const;
+
+ private:
+  struct impl;
+  explicit results_file(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace galapagos::store

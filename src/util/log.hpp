@@ -1,0 +1,13 @@
+// One logger for the whole program (spdlog). Under MPI every line carries the rank.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+namespace galapagos::util {
+
+enum class verbosity { quiet, normal, verbose };
+
+// Sets up the default logger: "[rank N] message" to stderr; quiet shows warnings and errors only.
+void setup_logging(int rank, verbosity v);
+
+}  // namespace galapagos::util

@@ -1,0 +1,54 @@
+// Strict reading of TOML files: every key a table may hold is declared, so a typo is an error
+// that names the file and the key instead of a silently ignored setting.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+namespace galapagos::util {
+
+// Parses a file; throws galapagos::error "<file>: <problem> (line L)" on a missing file or bad TOML.
+toml::table parse_toml_file(const std::filesystem::path& file);
+toml::table parse_toml_text(const std::string& text, const std::string& origin);
+
+// A view of one table of a file with typed, checked accessors. `where` is "file [section]".
+class toml_section {
+ public:
+  toml_section(const toml::table& t, std::string file, std::string path);
+
+  // Throws if the table holds a key outside `allowed`.
+  void allow_only(std::initializer_list<const char*> allowed) const;
+  bool has(const std::string& key) const;
+  std::string str(const std::string& key) const;                         // required
+  std::string str(const std::string& key, const std::string& dflt) const;
+  double num(const std::string& key) const;
+  double num(const std::string& key, double dflt) const;
+  std::int64_t integer(const std::string& key, std::int64_t dflt) const;
+  std::int64_t integer(const std::string& key) const;
+  bool boolean(const std::string& key, bool dflt) const;
+  std::vector<std::string> strings(const std::string& key) const;       // [] when absent
+  // Array elements as text: integers, floats and strings are accepted.
+  std::vector<std::string> scalars_as_text(const std::string& key) const;
+  std::optional<toml_section> sub(const std::string& key) const;         // nested table
+  std::vector<toml_section> array_of_tables(const std::string& key) const;
+  const toml::table& table() const { return *t_; }
+  [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
+  const std::string& file() const { return file_; }
+  std::string where(const std::string& key) const;
+
+ private:
+  const toml::node* get(const std::string& key) const;
+  const toml::table* t_;
+  std::string file_;
+  std::string path_;
+};
+
+std::string scalar_text(const toml::node& n);  // "64", "0.5", "static"; throws on tables/arrays
+
+}  // namespace galapagos::util

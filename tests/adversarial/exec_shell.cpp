@@ -1,0 +1,31 @@
+// expect: sandbox_violation
+// Attack: runs a shell command from inside the kernel: execl("/bin/sh", "sh", "-c",
+// "echo pwned", nullptr). A real attacker would run anything here (fetch a payload, edit the
+// results store, start a miner); exec also replaces the worker image, discarding its sandbox
+// bookkeeping.
+// Why it must be stopped: the seccomp filter kills the worker with SIGSYS on execve (and must
+// do the same for execveat, see execveat_shell.cpp): sandbox_violation.
+#include "glp_kernel.h"
+
+#include <stdint.h>
+#include <unistd.h>
+
+GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, void* stream) {
+  (void)stream;
+  if (nargs < 2 || sizes == nullptr) return 1;
+  const int64_t nx = sizes[0], ny = sizes[1], nz = sizes[2];
+  const double* u = static_cast<const double*>(args[0].data);
+  double* v = static_cast<double*>(args[1].data);
+  const int64_t sy = nx, sz = nx * ny;
+  for (int64_t k = 0; k < nz; ++k)
+    for (int64_t j = 0; j < ny; ++j)
+      for (int64_t i = 0; i < nx; ++i) {
+        const int64_t c = (k * ny + j) * nx + i;
+        v[c] = (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
+                   ? u[c]
+                   : (1.0 / 3.0) * u[c] +
+                         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+      }
+  execl("/bin/sh", "sh", "-c", "echo pwned", static_cast<char*>(nullptr));
+  return 0;  // only reached if exec failed
+}

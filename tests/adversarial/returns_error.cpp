@@ -1,0 +1,28 @@
+// expect: kernel_error
+// Bug: computes v correctly and then returns 7 (an internal "tuning table miss" code that was
+// meant to be a warning). The ABI says 0 means success and anything else is failure.
+// Why it must be stopped: the return code is part of the contract; the harness must not look at
+// v (however correct) when the kernel reports failure: kernel_error.
+#include "glp_kernel.h"
+
+#include <stdint.h>
+
+GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, void* stream) {
+  (void)stream;
+  if (nargs < 2 || sizes == nullptr) return 1;
+  const int64_t nx = sizes[0], ny = sizes[1], nz = sizes[2];
+  const double* u = static_cast<const double*>(args[0].data);
+  double* v = static_cast<double*>(args[1].data);
+  const int64_t sy = nx, sz = nx * ny;
+  for (int64_t k = 0; k < nz; ++k)
+    for (int64_t j = 0; j < ny; ++j)
+      for (int64_t i = 0; i < nx; ++i) {
+        const int64_t c = (k * ny + j) * nx + i;
+        v[c] = (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
+                   ? u[c]
+                   : (1.0 / 3.0) * u[c] +
+                         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+      }
+  const int kTuningTableMiss = 7;
+  return kTuningTableMiss;
+}

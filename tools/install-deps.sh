@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs every dependency of galapagos from Debian 12's packages. Idempotent: packages
+# already present are left alone. Run as root (or through sudo).
+#   tools/install-deps.sh            build + run dependencies, test tools (slurm, munge, h5py)
+#   GALAPAGOS_WITH_HIP=1 tools/...   also Debian's hipcc (large; only for the HIP build check)
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git ca-certificates
+  openmpi-bin libopenmpi-dev
+  libhdf5-dev libhdf5-openmpi-dev hdf5-tools
+  libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
+  libboost-program-options-dev
+  libcurl4-openssl-dev
+  libtomlplusplus-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libmuparser-dev
+  libseccomp-dev
+  libgtest-dev googletest
+  libopenblas-dev
+  python3 python3-h5py python3-numpy python3-pandas python3-matplotlib
+  slurm-wlm munge
+)
+if [[ "${GALAPAGOS_WITH_HIP:-0}" == 1 ]]; then packages+=(hipcc); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
