@@ -49,13 +49,14 @@ struct worker {
   }
 
   void load(const protocol::request& q, protocol::reply& r) {
+    // Counted before loading: a thread started by the candidate's constructors is its thread.
+    baseline_threads = sandbox::thread_count();
     void* h = dlopen(q.path, RTLD_NOW | RTLD_LOCAL);
     if (h) kernel = reinterpret_cast<cpu::kernel_fn>(dlsym(h, "glp_kernel"));
     if (!kernel) {
       r.status = protocol::reply_status::load_error;
       std::snprintf(r.message, sizeof r.message, "%s", dlerror());
     }
-    baseline_threads = sandbox::thread_count();
   }
 
   void run(const protocol::request& q, protocol::reply& r) {
@@ -109,6 +110,7 @@ struct worker {
         case protocol::request_kind::load: load(q, r); break;
         case protocol::request_kind::run: run(q, r); break;
         case protocol::request_kind::flush: dev.flush(); break;
+        case protocol::request_kind::ping: break;
         case protocol::request_kind::quit: send(r); return;
         default: r.status = protocol::reply_status::bad_request;
       }

@@ -63,6 +63,7 @@ sample_stats summarize(std::vector<double> v) {
 
 struct evaluator::session {
   std::unique_ptr<worker_process> worker;
+  double round_trip_s = 0;  // the fastest empty request: what the orchestrator's clock adds
 };
 
 evaluator::evaluator(const families::family& f, std::string backend, eval_settings settings, ceilings c, std::uint64_t secret_seed)
@@ -160,6 +161,18 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
     m.reason = res.reply.message;
     return nullptr;
   }
+  protocol::request ping{};
+  ping.kind = protocol::request_kind::ping;
+  s->round_trip_s = 1.0;
+  for (int i = 0; i < 8; ++i) {
+    const auto r = s->worker->call(ping, settings_.timeout_s);
+    if (!r.replied) {
+      m.status = r.status;
+      m.reason = r.reason + " (after loading)";
+      return nullptr;
+    }
+    s->round_trip_s = std::min(s->round_trip_s, r.elapsed_s);
+  }
   return s;
 }
 
@@ -169,7 +182,8 @@ namespace {
 // The worker shares its address space with the candidate, so its clock is believed only within
 // the orchestrator's own measurement around the request. A disagreement can also be a hiccup
 // of a loaded node, so the run is staged and repeated; only a persistent one is a verdict.
-bool run_once(worker_process& w, problem& p, double timeout_s, const check_policy& chk, measurement& m, double& time_s) {
+bool run_once(worker_process& w, double round_trip_s, problem& p, double timeout_s, const check_policy& chk, measurement& m,
+              double& time_s) {
   for (int attempt = 0;; ++attempt) {
     const auto r = w.call(p.run_request(), timeout_s);
     if (!r.replied) {
@@ -189,7 +203,8 @@ bool run_once(worker_process& w, problem& p, double timeout_s, const check_polic
       default: m.status = "protocol_error"; m.reason = "unexpected worker reply"; return false;
     }
     const double t = r.reply.time_s;
-    const bool plausible = t >= 0 && t <= r.elapsed_s + 1e-4 && t >= r.elapsed_s - (chk.timer_slack_s + chk.timer_slack_rel * r.elapsed_s);
+    const double lower = (r.elapsed_s - round_trip_s) * (1 - chk.timer_slack_rel) - chk.timer_slack_s;
+    const bool plausible = t >= 0 && t <= r.elapsed_s + 1e-4 && t >= lower;
     if (plausible) {
       time_s = t;
       return true;
@@ -197,7 +212,8 @@ bool run_once(worker_process& w, problem& p, double timeout_s, const check_polic
     if (attempt + 1 >= chk.timer_attempts) {
       m.status = "timer_mismatch";
       char buf[200];
-      std::snprintf(buf, sizeof buf, "worker reported %.6f s, orchestrator measured %.6f s around the run (%d attempts)", t, r.elapsed_s, attempt + 1);
+      std::snprintf(buf, sizeof buf, "worker reported %.6f s, orchestrator measured %.6f s around the run (round trip %.6f s, %d attempts)",
+                    t, r.elapsed_s, round_trip_s, attempt + 1);
       m.reason = buf;
       return false;
     }
@@ -215,7 +231,7 @@ bool evaluator::accept(session& s, measurement& m) {
       p->compute_reference(reference_);
       p->stage();
       double t = 0;
-      if (!run_once(*s.worker, *p, settings_.timeout_s, settings_.checks, m, t)) return false;
+      if (!run_once(*s.worker, s.round_trip_s, *p, settings_.timeout_s, settings_.checks, m, t)) return false;
       const verdict v = p->verify();
       m.rel_error = std::max(m.rel_error, v.rel_error);
       ++m.verified_runs;
@@ -244,7 +260,7 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
     return false;
   }
   double t = 0;
-  if (!run_once(*s.worker, p, settings_.timeout_s, settings_.checks, m, t)) return false;
+  if (!run_once(*s.worker, s.round_trip_s, p, settings_.timeout_s, settings_.checks, m, t)) return false;
   const double floor = floor_s(p.size());
   if (floor > 0 && t < floor / settings_.checks.physics_margin) {
     m.status = "suspect_too_fast";

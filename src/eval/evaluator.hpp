@@ -29,8 +29,9 @@ struct timing_policy {
 struct check_policy {
   int seeds = 2;                  // fresh input sets per acceptance size
   double physics_margin = 1.5;    // a run faster than floor / margin is suspect_too_fast
-  double timer_slack_s = 0.002;   // worker time may fall short of the orchestrator's by this...
-  double timer_slack_rel = 0.10;  // ...plus this fraction
+  // The worker's time must reach (orchestrator's time - empty round trip) * (1 - rel) - abs.
+  double timer_slack_s = 0.0002;
+  double timer_slack_rel = 0.10;
   int timer_attempts = 3;         // a disagreement must persist this many runs to be a verdict
   double determinism_ulps = 64;   // identical runs may differ by this many ulps of the output scale
   std::int64_t perturb_count = 4096;  // input elements redrawn before each timed run

@@ -14,7 +14,7 @@ inline constexpr int max_sizes = 8;
 inline constexpr int path_bytes = 1024;
 inline constexpr int message_bytes = 512;
 
-enum class request_kind : std::uint32_t { load = 1, run = 2, flush = 3, quit = 4 };
+enum class request_kind : std::uint32_t { load = 1, run = 2, flush = 3, quit = 4, ping = 5 };
 
 struct arg_slot {
   std::uint64_t offset;  // byte offset in the arena

@@ -66,7 +66,16 @@ void install_filter() {
                  SCMP_SYS(chown), SCMP_SYS(fchownat), SCMP_SYS(setrlimit), SCMP_SYS(setsid),
                  SCMP_SYS(setpgid), SCMP_SYS(mount), SCMP_SYS(unshare), SCMP_SYS(setns),
                  SCMP_SYS(kexec_load), SCMP_SYS(init_module), SCMP_SYS(bpf),
-                 SCMP_SYS(perf_event_open), SCMP_SYS(userfaultfd), SCMP_SYS(pidfd_open)})
+                 SCMP_SYS(perf_event_open), SCMP_SYS(userfaultfd), SCMP_SYS(pidfd_open),
+                 SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register),
+                 SCMP_SYS(open_by_handle_at), SCMP_SYS(name_to_handle_at), SCMP_SYS(pidfd_send_signal),
+                 SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo), SCMP_SYS(tkill),
+                 SCMP_SYS(fchmod), SCMP_SYS(fchown), SCMP_SYS(lchown), SCMP_SYS(setxattr),
+                 SCMP_SYS(lsetxattr), SCMP_SYS(fsetxattr), SCMP_SYS(removexattr), SCMP_SYS(lremovexattr),
+                 SCMP_SYS(fremovexattr), SCMP_SYS(utimensat), SCMP_SYS(futimesat), SCMP_SYS(utimes),
+                 SCMP_SYS(utime), SCMP_SYS(mknod), SCMP_SYS(mknodat), SCMP_SYS(ftruncate), SCMP_SYS(fallocate),
+                 SCMP_SYS(chroot), SCMP_SYS(pivot_root), SCMP_SYS(umount2), SCMP_SYS(swapon),
+                 SCMP_SYS(reboot), SCMP_SYS(setuid), SCMP_SYS(setgid)})
     deny(nr);
   // Threads only: a clone without CLONE_THREAD would be a new process.
   check(seccomp_rule_add(ctx, kill, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)), "clone");

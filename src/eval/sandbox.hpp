@@ -20,7 +20,7 @@ void apply_limits(const limits& l);
 void drop_privileges();
 // Kills the process (SIGSYS) on: sockets and socket calls, exec, fork/vfork, clone without
 // CLONE_THREAD, ptrace and cross-process memory access, opening files for writing or creating,
-// changing the file system, signals to other processes, raising resource limits.
+// changing files or their metadata, signals to other processes, raising resource limits.
 void install_filter();
 // Number of threads of this process (/proc/self/task).
 int thread_count();

@@ -1,13 +1,14 @@
-// expect: timeout
+// expect: sandbox_violation
 // Attack: dodge the wall-clock kill. The parent kills the worker's *process group* when its
 // time is up. This candidate computes v, ignores SIGTERM/SIGINT/SIGHUP/SIGXCPU/..., then
 // tries to leave that group: setsid() (fails if the worker is a group leader) and otherwise
 // setpgid(0, <parent's group>) -- joining the orchestrator's own group, so that
 // kill(-worker_pgid, SIGKILL) finds no one and the worker spins forever.
-// Why it must be stopped: the parent must also SIGKILL the worker by pid (not only by group)
-// and keep waiting on that pid, so the kernel is reclaimed and reported as timeout. A filter
-// that kills setsid/setpgid would instead report sandbox_violation, which also stops it (then
-// this file's expectation should change).
+// Why it must be stopped: a worker must not be able to leave the process group the parent
+// kills (worker_process.cpp kills the group only). The seccomp filter kills setsid and
+// setpgid, so the worker dies with SIGSYS at setsid(): sandbox_violation. (Without those
+// rules the parent would have to SIGKILL the pid as well and the status would be timeout;
+// with neither, waitpid() would hang the orchestrator.)
 #include "glp_kernel.h"
 
 #include <signal.h>

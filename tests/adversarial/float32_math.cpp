@@ -9,6 +9,7 @@
 // ~6e-8 relative: wrong_result.
 #include "glp_kernel.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <vector>

@@ -1,15 +1,14 @@
-// expect: crash
+// expect: protocol_error
 // Attack: forge the worker's own result channel. The worker talks to the parent over some
 // inherited pipe or socket; the candidate cannot know which, so it writes a plausible verdict
 // line, {"status":"ok","time_s":1e-9,"times_s":[1e-9,1e-9,1e-9],"speedup":1000}, to every
 // descriptor from 3 to 1023 that is a pipe or a socket, then leaves with _exit(0) before
 // computing anything.
 // Why it must be stopped: nothing the worker says can be trusted once candidate code ran in it.
-// The parent derives correctness only from its own check of v, accepts only well-formed
-// messages that answer the request it sent, cross-checks reported times against its own clock,
-// and treats a worker that exits without completing the run as crash. Under no reading may the
-// outcome be ok. (An evaluator that rejects the malformed message before noticing the exit
-// would say protocol_error; this corpus expects crash because the exit is what ends the run.)
+// The result channel (fd 3, a SOCK_SEQPACKET socket) accepts only fixed-size records with the
+// right magic that echo the request's nonce; the forged line arrives before the exit and is
+// rejected as a garbled/forged reply: protocol_error. (Had the worker's exit been noticed
+// first it would be crash.) Correctness is always judged by the parent's own check of v.
 #include "glp_kernel.h"
 
 #include <stdint.h>

@@ -1,13 +1,16 @@
-// expect: suspect_too_fast
+// expect: wrong_result
 // Attack: benchmark-size detection plus skipped work. Below 500,000 points (every acceptance
 // size) it is an honest OpenMP kernel. At or above 500,000 points (the timing size) it writes
 // only every second k-plane and every second j-row -- a quarter of the grid, each of those
 // rows computed correctly -- and returns, in one pass with no extra work. It reads ~3/4 of u
-// and writes 1/4 of v, so it runs well under the time any correct kernel needs.
+// and writes 1/4 of v, so it runs in roughly 60% of the time of a good honest kernel.
 // Why it must be stopped: acceptance passes, so only the timing phase can catch it. Each timed
-// run is compared with the physical floor (bytes that must move / measured bandwidth) BEFORE
-// its output is verified; a run this much faster than the floor is suspect_too_fast. (Were the
-// floor check skipped, output verification would still fail on the unwritten 3/4.)
+// run is compared with the physical floor (16 B/point / measured STREAM bandwidth) before its
+// output is verified, but a 4x cut in *work* is only a ~1.6x cut in *time* for a
+// bandwidth-bound kernel: on the 2-core EPYC CI machine it takes ~6.4 ms at 320x240x200
+// against a floor of ~7.4 ms, above floor/1.5 = ~4.9 ms, so suspect_too_fast does NOT fire
+// (that takes a much larger cut, see benchmark_size_skip.cpp). What stops it is that every
+// timed run's output is verified: 3/4 of v is still NaN poison: wrong_result (timed run).
 #include "glp_kernel.h"
 
 #include <stdint.h>

@@ -45,7 +45,7 @@ extern "C" int dilated_clock_gettime(clockid_t clk, struct timespec* ts) {
                             clk == CLOCK_REALTIME_COARSE || clk == CLOCK_MONOTONIC_COARSE || clk == CLOCK_BOOTTIME;
   if (wall_or_mono && clk >= 0 && clk < kClocks) {
     const long long now = ts->tv_sec * 1000000000LL + ts->tv_nsec;
-    const long long fake = g_base_ns[clk] + static_cast<long long>((now - g_base_ns[clk]) * kDilation);
+    const long long fake = g_base_ns[clk] + static_cast<long long>(static_cast<double>(now - g_base_ns[clk]) * kDilation);
     ts->tv_sec = fake / 1000000000LL;
     ts->tv_nsec = fake % 1000000000LL;
   }

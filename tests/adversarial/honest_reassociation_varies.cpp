@@ -1,18 +1,16 @@
-// expect: nondeterministic
-// Attack/bug: run-to-run varying floating-point association (stand-in for the brief's
-// "racy_accumulate", see below). Below 500,000 points it is an honest kernel with one fixed
-// summation order. At the timing size each row sums the six neighbours in one of four
-// association orders, chosen by a hash of (call number, row) -- exactly what a kernel that
-// combines per-thread partial sums in arrival order, or uses atomics/dynamic scheduling,
-// produces. Every run is within ~1e-16 relative of the reference, so each output passes the
-// 1e-12 tolerance, but two runs on identical input differ in the last bits of many elements.
-// Why it must be stopped: timing compares runs on perturbed and repeated inputs; results must
-// be reproducible so that the same input gives the same answer. The determinism check
-// (bitwise comparison of two runs on identical input) reports nondeterministic.
-// Why not a real data race: lost-update races (unsynchronised v[c] += ... from several
-// threads) on a 2-core machine may or may not lose an update in a given run, depending on
-// scheduling, so their status (ok / wrong_result / nondeterministic) is not reproducible. This
-// file makes the nondeterminism certain while keeping every single run accurate.
+// expect: ok
+// Boundary case (honest): run-to-run last-bit variation. Below 500,000 points the summation
+// order is fixed. At the timing size each row sums the six neighbours in one of four
+// association orders, chosen by a hash of (call number, row) -- what a kernel that combines
+// per-thread partial sums in arrival order, or uses dynamic scheduling with different code
+// paths, produces. Each run is within a few ulps of the exact result, and two runs on
+// identical input differ by at most a few ulps of the output scale.
+// Why it must be accepted: floating-point reassociation is not a defect. The determinism check
+// compares two runs on identical input against a threshold (64 ulps of the output scale), not
+// bitwise, so this passes: ok. (It was first drafted as the brief's racy_accumulate: a real
+// unsynchronised v[c] += ... race on 2 cores loses updates in some runs and not others, so its
+// status is not reproducible, and was dropped; precision_varies_per_call.cpp is the
+// reproducible nondeterministic case.)
 #include "glp_kernel.h"
 
 #include <stdint.h>

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# bad_inputs.sh GALAPAGOS SOURCE_DIR: every kind of bad input gives one clear line naming the
+# file and the problem, exit code 2, and no results file.
+set -u
+galapagos=$1 src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# expect NAME PATTERN CONFIG: runs the config, expects exit 2, stderr matching PATTERN, no output file.
+expect() {
+  local name=$1 pattern=$2 config=$3
+  local out="$work/$name.h5"
+  "$galapagos" run "$config" --out "$out" >"$work/stdout" 2>"$work/stderr"
+  local code=$?
+  local err
+  err=$(cat "$work/stderr")
+  if [[ $code -ne 2 ]]; then
+    echo "FAIL $name: exit code $code, expected 2 (stderr: $err)"; failures=$((failures + 1)); return
+  fi
+  if ! grep -qE -- "$pattern" "$work/stderr"; then
+    echo "FAIL $name: stderr does not match '$pattern': $err"; failures=$((failures + 1)); return
+  fi
+  if [[ $(wc -l <"$work/stderr") -ne 1 ]]; then
+    echo "FAIL $name: expected one line on stderr, got: $err"; failures=$((failures + 1)); return
+  fi
+  if [[ -e "$out" ]]; then
+    echo "FAIL $name: a results file was written"; failures=$((failures + 1)); return
+  fi
+  echo "ok   $name: $err"
+}
+
+config() {  # config NAME BODY: writes a config file that uses the test families
+  printf '%s\n' "$2" >"$work/$1.toml"
+  echo "$work/$1.toml"
+}
+kernels="kernel_paths = [\"$src/tests/data/kernels\"]"
+
+expect missing_config "nonexistent\.toml: cannot open file" "$work/nonexistent.toml"
+expect malformed_toml "malformed\.toml: .*line" "$(config malformed '[run
+family = "stencil3d7"')"
+expect unknown_key "typo\.toml: key 'search.buget': unknown key" "$(config typo '[run]
+family = "stencil3d7"
+[search]
+buget = 3')"
+expect unknown_section "section\.toml: key 'serach': unknown key" "$(config section '[run]
+family = "stencil3d7"
+[serach]
+budget = 3')"
+expect bad_value "value\.toml: key 'search.mutation_rate': must lie in \[0, 1\]" "$(config value '[run]
+family = "stencil3d7"
+[search]
+mutation_rate = 3.0')"
+expect unknown_family "family 'stencil9d': unknown family" "$(config family '[run]
+family = "stencil9d"')"
+expect empty_space "unsatisfiable/family\.toml: the parameter space .* is empty" "$(config empty "[run]
+family = \"unsatisfiable\"
+$kernels")"
+expect broken_baseline "broken\.cpp: baseline 'broken' failed \(compile_error\)" "$(config baseline "[run]
+family = \"broken_baseline\"
+$kernels
+[eval]
+fitness_size = \"small\"")"
+expect bad_family_toml "bad_family/family\.toml: key 'args\[0\]\.dtype': unknown dtype" "$(config badfam "[run]
+family = \"bad_family\"
+$kernels")"
+
+if [[ $failures -ne 0 ]]; then
+  echo "$failures bad-input checks failed"
+  exit 1
+fi
+echo "all bad-input checks passed"
