@@ -2,7 +2,8 @@
 // Attack: tamper with the worker's clock at run time, with no forbidden symbol exported. On
 // the first call at the timing size (>= 500,000 points) the candidate finds the vDSO
 // (getauxval(AT_SYSINFO_EHDR)), looks up __vdso_clock_gettime in its dynamic symbol table,
-// makes that page writable with mprotect (the vDSO text is a private, copy-on-write mapping)
+// makes the vDSO writable with mprotect (its text is a private, copy-on-write mapping; the
+// whole mapping must be covered, the kernel refuses to split it)
 // and overwrites the entry with a jump to its own clock_gettime. glibc's clock_gettime --
 // hence std::chrono::steady_clock/system_clock in the worker -- then returns a dilated
 // clock that runs at half speed (it reads the real time with a raw syscall), so every
@@ -52,18 +53,24 @@ extern "C" int dilated_clock_gettime(clockid_t clk, struct timespec* ts) {
   return 0;
 }
 
-void* vdso_symbol(const char* name) {
+// Finds `name` in the vDSO's dynamic symbol table; also returns the extent of the image
+// (mprotect must cover the whole special mapping: the kernel refuses to split it).
+void* vdso_symbol(const char* name, uintptr_t& image_start, size_t& image_len) {
   const uintptr_t base = getauxval(AT_SYSINFO_EHDR);
   if (base == 0) return nullptr;
   const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
   if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shoff == 0) return nullptr;
-  uintptr_t load_vaddr = 0;
+  uintptr_t load_vaddr = 0, load_end = 0;
+  bool first = true;
   const auto* ph = reinterpret_cast<const Elf64_Phdr*>(base + eh->e_phoff);
-  for (int i = 0; i < eh->e_phnum; ++i)
-    if (ph[i].p_type == PT_LOAD) {
-      load_vaddr = ph[i].p_vaddr;
-      break;
-    }
+  for (int i = 0; i < eh->e_phnum; ++i) {
+    if (ph[i].p_type != PT_LOAD) continue;
+    if (first) load_vaddr = ph[i].p_vaddr;
+    first = false;
+    if (ph[i].p_vaddr + ph[i].p_memsz > load_end) load_end = ph[i].p_vaddr + ph[i].p_memsz;
+  }
+  image_start = base;
+  image_len = load_end - load_vaddr;
   const auto* sh = reinterpret_cast<const Elf64_Shdr*>(base + eh->e_shoff);
   for (int i = 0; i < eh->e_shnum; ++i) {
     if (sh[i].sh_type != SHT_DYNSYM) continue;
@@ -83,11 +90,13 @@ void patch_clock() {
     struct timespec ts;
     g_base_ns[c] = raw_clock_gettime(c, &ts) == 0 ? ts.tv_sec * 1000000000LL + ts.tv_nsec : 0;
   }
-  unsigned char* target = static_cast<unsigned char*>(vdso_symbol("__vdso_clock_gettime"));
+  uintptr_t image = 0;
+  size_t image_len = 0;
+  unsigned char* target = static_cast<unsigned char*>(vdso_symbol("__vdso_clock_gettime", image, image_len));
   if (target == nullptr) return;
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t start = reinterpret_cast<uintptr_t>(target) & ~(page - 1);
-  const size_t len = (reinterpret_cast<uintptr_t>(target) + 16 - start + page - 1) & ~(page - 1);
+  const uintptr_t start = image & ~(page - 1);
+  const size_t len = (image + image_len - start + page - 1) & ~(page - 1);
   if (mprotect(reinterpret_cast<void*>(start), len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return;
   unsigned char code[12] = {0x48, 0xB8, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xE0};  // movabs rax, imm64; jmp rax
   const uint64_t dest = reinterpret_cast<uint64_t>(&dilated_clock_gettime);
