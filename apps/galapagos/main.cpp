@@ -1,5 +1,6 @@
 // galapagos: the command line. `galapagos run CONFIG` searches; `galapagos eval` judges one
 // candidate source exactly as a search would. `galapagos --help` lists the commands.
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <Kokkos_Core.hpp>
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
     std::fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  // Candidates run as the same user: without this they could read the expected outputs out of
+  // this process through /proc/<pid>/mem.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   const std::string cmd = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "version" || cmd == "--version") {

@@ -152,8 +152,6 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
   if (!res.replied) {
     m.status = res.status;
     m.reason = res.reason + " (while loading)";
-    const std::string tail = s->worker->log_tail(300);
-    if (!tail.empty()) m.reason += "; output: " + tail;
     return nullptr;
   }
   if (res.reply.status != protocol::reply_status::ok) {
@@ -188,9 +186,7 @@ bool run_once(worker_process& w, double round_trip_s, problem& p, double timeout
     const auto r = w.call(p.run_request(), timeout_s);
     if (!r.replied) {
       m.status = r.status;
-      m.reason = r.reason;
-      const std::string tail = w.log_tail(300);
-      if (!tail.empty()) m.reason += "; output: " + tail;
+      m.reason = r.reason;  // never the candidate's own output: it could carry what it read
       return false;
     }
     using rs = protocol::reply_status;

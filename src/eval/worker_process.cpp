@@ -195,12 +195,4 @@ call_result worker_process::call(protocol::request q, double timeout_s) {
   return out;
 }
 
-std::string worker_process::log_tail(std::size_t max_bytes) const {
-  std::ifstream in(scratch_ / "worker.log", std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  return s.size() > max_bytes ? s.substr(s.size() - max_bytes) : s;
-}
-
 }  // namespace galapagos::eval

@@ -42,7 +42,6 @@ class worker_process {
 
   call_result call(protocol::request q, double timeout_s);
   bool alive() const { return pid_ > 0; }
-  std::string log_tail(std::size_t max_bytes = 2000) const;
 
  private:
   void kill_and_reap(call_result& out, bool timed_out);

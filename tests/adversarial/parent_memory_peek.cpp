@@ -1,4 +1,4 @@
-// expect: sandbox_violation
+// expect: wrong_result
 // Attack: read the expected output out of the orchestrator. The parent computes the trusted
 // reference, and it runs as the same user as the worker, so (without Yama or a non-dumpable
 // parent) the worker may read the parent's memory: process_vm_readv(getppid(), ...), or, if
@@ -12,7 +12,9 @@
 // kill process_vm_readv/process_vm_writev (ptrace's siblings), which ends the worker with
 // SIGSYS: sandbox_violation. Making the orchestrator non-dumpable (prctl PR_SET_DUMPABLE 0) also
 // closes /proc/<ppid>/mem and process_vm_readv with EPERM; an evaluator relying on that instead
-// would see this candidate's fallback output: wrong_result. Never ok.
+// would see this candidate's fallback output: wrong_result. Never ok. galapagos does both, and
+// the non-dumpable orchestrator hides even /proc/<ppid>/maps, so the candidate never reaches
+// process_vm_readv: its fallback output is what the evaluator sees.
 #include "glp_kernel.h"
 
 #include <fcntl.h>
