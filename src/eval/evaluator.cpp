@@ -81,7 +81,7 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
 
   build_request ref;
   ref.source = f.reference_source;
-  ref.flags = {"-std=c++17", "-O2"};
+  ref.flags = {"-std=c++17", "-O3", "-march=native"};
   ref.include_dirs = {abi_include_dir(f).string(), build_info::kokkos_include_dir};
   ref.libs = {std::string("-L") + build_info::kokkos_lib_dir, "-ltrilinos_kokkoscore", "-ltrilinos_kokkoscontainers"};
   const auto built = builder_.build(ref);

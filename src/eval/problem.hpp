@@ -34,10 +34,12 @@ class problem {
   // Redraws `count` elements at random positions of every input (inputs change between runs).
   void perturb(std::uint64_t seed, std::int64_t count);
   void compute_reference(reference_fn ref);
-  // Copies inputs into the arena and fills every out element with the poison pattern.
+  // Puts the inputs into the arena and fills every out element with the poison pattern. When
+  // the arena's inputs were verified identical after the last run, only the elements redrawn
+  // since are copied.
   void stage();
   // Checks the arena after a run.
-  verdict verify() const;
+  verdict verify();
   // Largest difference between the arena's outputs now and `snapshot`, relative to the
   // reference scale (for the determinism check).
   std::vector<std::vector<std::byte>> snapshot_outputs() const;
@@ -60,6 +62,8 @@ class problem {
   families::sizes sizes_;
   arena& arena_;
   std::vector<slot> slots_;
+  std::vector<std::pair<std::size_t, std::int64_t>> redrawn_;  // (slot, element) since the last stage
+  bool arena_inputs_verified_ = false;
   double bytes_, flops_;
 };
 
