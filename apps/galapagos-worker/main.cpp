@@ -41,6 +41,7 @@ struct worker {
   std::uint64_t arena_bytes;
   cpu::device& dev;
   cpu::kernel_fn kernel = nullptr;
+  cpu::kernel_fn setup = nullptr;  // optional glp_setup: same signature
   int baseline_threads = 0;
 
   void send(protocol::reply& r) {
@@ -50,10 +51,25 @@ struct worker {
   }
 
   void load(const protocol::request& q, protocol::reply& r) {
-    // Counted before loading: a thread started by the candidate's constructors is its thread.
+    // Libraries the candidate links (OpenBLAS, Kokkos, ...) may start threads of their own when
+    // loaded: load them first. Then count: a thread the candidate's constructors start is its.
+    std::string preload(q.preload, strnlen(q.preload, sizeof q.preload));
+    for (std::size_t pos = 0; pos < preload.size();) {
+      const std::size_t end = std::min(preload.find('\n', pos), preload.size());
+      const std::string lib = preload.substr(pos, end - pos);
+      if (!lib.empty() && !dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+        r.status = protocol::reply_status::load_error;
+        std::snprintf(r.message, sizeof r.message, "%s", dlerror());
+        return;
+      }
+      pos = end + 1;
+    }
     baseline_threads = sandbox::thread_count();
     void* h = dlopen(q.path, RTLD_NOW | RTLD_LOCAL);
-    if (h) kernel = reinterpret_cast<cpu::kernel_fn>(dlsym(h, "glp_kernel"));
+    if (h) {
+      kernel = reinterpret_cast<cpu::kernel_fn>(dlsym(h, "glp_kernel"));
+      setup = reinterpret_cast<cpu::kernel_fn>(dlsym(h, "glp_setup"));
+    }
     if (!kernel) {
       r.status = protocol::reply_status::load_error;
       std::snprintf(r.message, sizeof r.message, "%s", dlerror());
@@ -74,6 +90,15 @@ struct worker {
     std::vector<std::int64_t> sizes(q.sizes, q.sizes + q.nsizes);
     try {
       int rc = 0;
+      if ((q.flags & protocol::run_setup_first) && setup) {
+        r.setup_time_s = dev.run(setup, args, sizes, rc);
+        if (rc != 0) {
+          r.status = protocol::reply_status::kernel_error;
+          r.kernel_rc = rc;
+          std::snprintf(r.message, sizeof r.message, "glp_setup returned %d", rc);
+          return;
+        }
+      }
       r.time_s = dev.run(kernel, args, sizes, rc);
       r.kernel_rc = rc;
       if (rc != 0) r.status = protocol::reply_status::kernel_error;

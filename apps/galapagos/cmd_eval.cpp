@@ -28,6 +28,7 @@ int eval_command(const std::vector<std::string>& args) {
       "backend", po::value<std::string>()->default_value("cpu"), "cpu, cuda or hip")(
       "param", po::value<std::vector<std::string>>()->composing(), "K=V, passed as -DGLP_K=V (repeatable)")(
       "json", "print one JSON object")("size", po::value<std::string>(), "fitness size name (default: tune)")(
+      "problem", po::value<std::string>(), "a generator problem spec for the fitness problem (e.g. mtx:A.mtx)")(
       "config", po::value<std::string>(), "read [eval] settings from this run config")(
       "no-baselines", "do not measure the baselines (speedup is null)");
   po::options_description hidden;
@@ -62,6 +63,7 @@ int eval_command(const std::vector<std::string>& args) {
       path = cfg.kernel_paths;
     }
     if (vm.count("size")) settings.fitness_size = vm["size"].as<std::string>();
+    if (vm.count("problem")) settings.fitness_problem = vm["problem"].as<std::string>();
     for (const auto& p : families::default_search_path()) path.push_back(p);
     const auto fam = families::load_family(vm["family"].as<std::string>(), path);
     const auto& b = fam.backend(backend);
@@ -76,7 +78,7 @@ int eval_command(const std::vector<std::string>& args) {
       }
     const auto probe = eval::probe_machine();
     std::random_device rd;
-    eval::evaluator ev(fam, backend, settings, {probe.bandwidth_gbs, probe.peak_gflops, probe.llc_bytes},
+    eval::evaluator ev(fam, backend, settings, probe.limits(),
                        (std::uint64_t{rd()} << 32) ^ rd());
     if (!vm.count("no-baselines"))
       for (const auto& bl : b.baselines) baselines.emplace_back(bl.name, ev.evaluate({bl.source, "", {}, bl.flags, bl.libs}));
@@ -96,7 +98,7 @@ int eval_command(const std::vector<std::string>& args) {
                      {"repetitions", m.repetitions}, {"rel_error", number(m.rel_error)}, {"speedup", number(speedup)},
                      {"roofline_fraction", number(m.roofline_fraction())}, {"floor_s", number(m.floor_s)},
                      {"verified_runs", m.verified_runs}, {"compile_time_s", m.compile_time_s},
-                     {"eval_time_s", m.eval_time_s}, {"source_hash", m.source_hash}};
+                     {"eval_time_s", m.eval_time_s}, {"setup_time_s", m.setup_time_s}, {"source_hash", m.source_hash}};
     for (const auto& [name, bm] : baselines) j["baselines"][name] = {{"status", bm.status}, {"time_median_s", number(bm.time_median_s)}};
     std::cout << j.dump() << "\n";
   } else {

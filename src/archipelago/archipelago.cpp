@@ -171,6 +171,7 @@ class island_runner {
     r.parents = parent >= 0 ? "[" + std::to_string(parent) + "]" : "[]";
     r.source_hash = m.source_hash;
     r.compile_time_s = m.compile_time_s;
+    r.setup_time_s = m.setup_time_s;
     r.eval_time_s = m.eval_time_s;
     r.time_median_s = m.time_median_s;
     r.time_min_s = m.time_min_s;
@@ -265,7 +266,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
       eval::node_lock_guard hold(*s->lock);
       s->probe = eval::probe_machine();
     }
-    eval::ceilings c{s->probe.bandwidth_gbs, s->probe.peak_gflops, s->probe.llc_bytes};
+    eval::ceilings c = s->probe.limits();
     std::random_device rd;  // the check inputs' seed is secret: not derived from the config
     const std::uint64_t secret = (std::uint64_t{rd()} << 32) ^ rd();
     s->evaluator = std::make_unique<eval::evaluator>(s->family, s->config.backend, s->config.eval, c, secret);
@@ -305,9 +306,10 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
 
   // Hardware probes of every island, for the file.
   std::vector<double> probe_numbers = {s->probe.bandwidth_gbs, s->probe.peak_gflops, static_cast<double>(s->probe.cores),
-                                       static_cast<double>(s->probe.llc_bytes)};
-  std::vector<double> all_probes(4 * static_cast<std::size_t>(size));
-  MPI_Gather(probe_numbers.data(), 4, MPI_DOUBLE, all_probes.data(), 4, MPI_DOUBLE, 0, comm);
+                                       static_cast<double>(s->probe.llc_bytes), s->probe.peak_gflops_f32};
+  constexpr int probe_fields = 5;
+  std::vector<double> all_probes(probe_fields * static_cast<std::size_t>(size));
+  MPI_Gather(probe_numbers.data(), probe_fields, MPI_DOUBLE, all_probes.data(), probe_fields, MPI_DOUBLE, 0, comm);
 
   std::unique_ptr<store::results_file> file;
   const auto& cfg = s->config;
@@ -321,16 +323,16 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
                            {"git_revision", build_info::git_revision},
                            {"family", cfg.family},
                            {"backend", cfg.backend},
-                           {"fitness_size", s->family.describe_size(s->evaluator->fitness_size())},
+                           {"fitness_size", s->evaluator->fitness_description()},
                            {"compiler", s->evaluator->compiler().compiler_identity()},
                            {"hdf5_flavor", build_info::hdf5_flavor},
                            {"islands", std::to_string(size)},
                            {"seed", std::to_string(cfg.seed)}}));
     std::vector<store::machine_row> machines;
     for (int r = 0; r < size; ++r) {
-      const double* p = &all_probes[4 * static_cast<std::size_t>(r)];
+      const double* p = &all_probes[probe_fields * static_cast<std::size_t>(r)];
       machines.push_back({r, r == 0 ? s->probe.host : "", s->probe.cpu_model, static_cast<std::int32_t>(p[2]),
-                          static_cast<std::int64_t>(p[3]), p[0], p[1]});
+                          static_cast<std::int64_t>(p[3]), p[0], p[1], p[4]});
     }
     file->append(machines);
     std::vector<store::baseline_row> rows;
@@ -338,7 +340,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
       const auto& spec = std::find_if(s->family.backend(cfg.backend).baselines.begin(), s->family.backend(cfg.backend).baselines.end(),
                                       [&](const auto& x) { return x.name == b.name; });
       file->add_source(b.m.source_hash, util::read_file(spec->source.string()));
-      rows.push_back({b.name, b.m.status, b.m.reason, b.m.source_hash, b.m.time_median_s, b.m.time_min_s,
+      rows.push_back({b.name, b.m.status, b.m.reason, b.m.source_hash, b.m.setup_time_s, b.m.time_median_s, b.m.time_min_s,
                       b.m.time_spread_s, b.m.repetitions, b.m.rel_error, b.m.roofline_fraction()});
       std::printf("baseline %s: %s (roofline %.0f%%)\n", b.name.c_str(), format_time(b.m.time_median_s).c_str(),
                   100 * b.m.roofline_fraction());
@@ -346,7 +348,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
     file->append(rows);
     file->flush();
     std::printf("search: %d islands, budget %d evaluations each, fitness size %s, floor %s\n", size, cfg.budget,
-                s->family.describe_size(s->evaluator->fitness_size()).c_str(),
+                s->evaluator->fitness_description().c_str(),
                 format_time(s->evaluator->floor_s(s->evaluator->fitness_size())).c_str());
     std::fflush(stdout);
   }

@@ -17,7 +17,7 @@ double num(const json& j) { return j.is_null() ? std::numeric_limits<double>::qu
 void to_json(json& j, const candidate_row& r) {
   j = json{{"id", r.id}, {"island", r.island}, {"generation", r.generation}, {"origin", r.origin},
            {"status", r.status}, {"reason", r.reason}, {"params", r.params}, {"parents", r.parents},
-           {"source_hash", r.source_hash}, {"compile_time_s", num(r.compile_time_s)}, {"eval_time_s", num(r.eval_time_s)},
+           {"source_hash", r.source_hash}, {"compile_time_s", num(r.compile_time_s)}, {"setup_time_s", num(r.setup_time_s)}, {"eval_time_s", num(r.eval_time_s)},
            {"time_median_s", num(r.time_median_s)}, {"time_min_s", num(r.time_min_s)},
            {"time_spread_s", num(r.time_spread_s)}, {"repetitions", r.repetitions}, {"rel_error", num(r.rel_error)},
            {"speedup", num(r.speedup)}, {"roofline_fraction", num(r.roofline_fraction)}};
@@ -26,7 +26,7 @@ void from_json(const json& j, candidate_row& r) {
   r.id = j.at("id"); r.island = j.at("island"); r.generation = j.at("generation");
   r.origin = j.at("origin"); r.status = j.at("status"); r.reason = j.at("reason"); r.params = j.at("params");
   r.parents = j.at("parents"); r.source_hash = j.at("source_hash");
-  r.compile_time_s = num(j.at("compile_time_s")); r.eval_time_s = num(j.at("eval_time_s"));
+  r.compile_time_s = num(j.at("compile_time_s")); r.setup_time_s = num(j.at("setup_time_s")); r.eval_time_s = num(j.at("eval_time_s"));
   r.time_median_s = num(j.at("time_median_s")); r.time_min_s = num(j.at("time_min_s"));
   r.time_spread_s = num(j.at("time_spread_s")); r.repetitions = j.at("repetitions");
   r.rel_error = num(j.at("rel_error")); r.speedup = num(j.at("speedup"));

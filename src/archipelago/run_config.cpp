@@ -25,10 +25,11 @@ double fraction(const toml_section& s, const std::string& key, double dflt) {
 }
 
 void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
-  e.allow_only({"fitness_size", "threads", "timeout_s", "seeds", "warmup", "min_repetitions", "max_repetitions",
+  e.allow_only({"fitness_size", "fitness_problem", "threads", "timeout_s", "seeds", "warmup", "min_repetitions", "max_repetitions",
                 "target_spread", "time_cap_s", "physics_margin", "memory_limit_mb", "cache_dir", "scratch_dir",
                 "compiler", "node_lock", "final_rounds", "perturb_count"});
   ev.fitness_size = e.str("fitness_size", ev.fitness_size);
+  ev.fitness_problem = e.str("fitness_problem", ev.fitness_problem);
   ev.threads = positive(e, "threads", ev.threads, 0);
   ev.timeout_s = e.num("timeout_s", ev.timeout_s);
   if (ev.timeout_s <= 0) e.fail("timeout_s", "must be > 0");

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -64,6 +65,7 @@ sample_stats summarize(std::vector<double> v) {
 struct evaluator::session {
   std::unique_ptr<worker_process> worker;
   double round_trip_s = 0;  // the fastest empty request: what the orchestrator's clock adds
+  std::map<const problem*, std::uint64_t> set_up;  // problem instance glp_setup last ran on
 };
 
 evaluator::evaluator(const families::family& f, std::string backend, eval_settings settings, ceilings c, std::uint64_t secret_seed)
@@ -72,39 +74,74 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
       settings_(std::move(settings)),
       ceilings_(c),
       secret_(secret_seed),
-      builder_(settings_.compiler, settings_.cache_dir.empty() ? default_cache_dir() : settings_.cache_dir),
-      fitness_(f.fitness_size(settings_.fitness_size)) {
+      builder_(settings_.compiler, settings_.cache_dir.empty() ? default_cache_dir() : settings_.cache_dir) {
   family_.backend(backend_);  // throws for a backend the family lacks
-  std::size_t bytes = problem::arena_bytes(f, fitness_);
-  for (const auto& s : f.accept_sizes) bytes = std::max(bytes, problem::arena_bytes(f, s));
-  arena_ = std::make_unique<arena>(bytes);
-
-  build_request ref;
-  ref.source = f.reference_source;
-  ref.flags = {"-std=c++17", "-O3", "-march=native"};
-  ref.include_dirs = {abi_include_dir(f).string(), build_info::kokkos_include_dir};
-  ref.libs = {std::string("-L") + build_info::kokkos_lib_dir, "-ltrilinos_kokkoscore", "-ltrilinos_kokkoscontainers"};
-  const auto built = builder_.build(ref);
-  if (!built.ok) throw error(f.reference_source.string(), "reference does not build: " + first_error_line(built.log));
-  reference_handle_ = dlopen(built.shared_object.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!reference_handle_) throw error(f.reference_source.string(), std::string("cannot load the reference: ") + dlerror());
-  reference_ = reinterpret_cast<reference_fn>(dlsym(reference_handle_, "glp_reference"));
+  void* ref = load_trusted(f.reference_source, "reference");
+  reference_ = reinterpret_cast<reference_fn>(dlsym(ref, "glp_reference"));
   if (!reference_) throw error(f.reference_source.string(), "the reference does not export glp_reference");
+  if (!f.generator_source.empty()) {
+    void* gen = load_trusted(f.generator_source, "generator");
+    generator_.problem_sizes = reinterpret_cast<decltype(generator_.problem_sizes)>(dlsym(gen, "glp_problem_sizes"));
+    generator_.generate = reinterpret_cast<decltype(generator_.generate)>(dlsym(gen, "glp_generate"));
+    generator_.last_error = reinterpret_cast<decltype(generator_.last_error)>(dlsym(gen, "glp_generator_error"));
+    if (!generator_.problem_sizes || !generator_.generate)
+      throw error(f.generator_source.string(), "the generator must export glp_problem_sizes and glp_generate");
+  }
 
-  for (const auto& s : f.accept_sizes) accept_problems_.push_back(std::make_unique<problem>(f, s, *arena_));
-  timing_problem_ = std::make_unique<problem>(f, fitness_, *arena_);
+  families::problem_spec fit = f.fitness_size(settings_.fitness_size);
+  if (!settings_.fitness_problem.empty()) {
+    if (f.generator_source.empty()) throw error(f.toml_file.string(), "this family has no [generator] for problem specs");
+    fit = {"problem", {}, settings_.fitness_problem};
+  }
+  fitness_ = resolve(fit);
+  fitness_spec_ = fit.generator_spec;
+  std::vector<families::sizes> accept;
+  for (const auto& a : f.accept_sizes) accept.push_back(resolve(a));
+  std::size_t bytes = problem::arena_bytes(f, fitness_);
+  for (const auto& s : accept) bytes = std::max(bytes, problem::arena_bytes(f, s));
+  arena_ = std::make_unique<arena>(bytes);
+  const generator_fns* gen = f.generator_source.empty() ? nullptr : &generator_;
+  for (std::size_t i = 0; i < accept.size(); ++i)
+    accept_problems_.push_back(std::make_unique<problem>(f, accept[i], *arena_, f.accept_sizes[i].generator_spec, gen));
+  timing_problem_ = std::make_unique<problem>(f, fitness_, *arena_, fitness_spec_, gen);
+}
+
+void* evaluator::load_trusted(const std::filesystem::path& source, const char* what) {
+  build_request r;
+  r.source = source;
+  r.flags = {"-std=c++17", "-O3", "-march=native"};
+  r.include_dirs = {abi_include_dir(family_).string(), build_info::kokkos_include_dir};
+  r.libs = {std::string("-L") + build_info::kokkos_lib_dir, "-ltrilinos_kokkoscore", "-ltrilinos_kokkoscontainers"};
+  const auto built = builder_.build(r);
+  if (!built.ok) throw error(source.string(), std::string(what) + " does not build: " + first_error_line(built.log));
+  void* h = dlopen(built.shared_object.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) throw error(source.string(), std::string("cannot load the ") + what + ": " + dlerror());
+  trusted_handles_.push_back(h);
+  return h;
+}
+
+families::sizes evaluator::resolve(const families::problem_spec& p) const {
+  if (p.generator_spec.empty()) return p.values;
+  families::sizes s(family_.symbols.size(), -1);
+  if (generator_.problem_sizes(p.generator_spec.c_str(), s.data()) != 0)
+    throw error(family_.generator_source.string(), "problem '" + p.generator_spec + "': " + generator_.error());
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s[i] < 0) throw error(family_.generator_source.string(), "problem '" + p.generator_spec + "': no value for " + family_.symbols[i]);
+  return s;
 }
 
 evaluator::~evaluator() {
   timing_problem_.reset();
   accept_problems_.clear();
-  if (reference_handle_) dlclose(reference_handle_);
+  for (void* h : trusted_handles_) dlclose(h);
 }
 
 double evaluator::floor_s(const families::sizes& s) const {
+  const double peak = family_.compute_type() == families::dtype::float32 && ceilings_.peak_gflops_f32 > 0
+                          ? ceilings_.peak_gflops_f32 : ceilings_.peak_gflops;
   double t = 0;
   if (ceilings_.bandwidth_gbs > 0) t = std::max(t, family_.bytes(s) / (ceilings_.bandwidth_gbs * 1e9));
-  if (ceilings_.peak_gflops > 0) t = std::max(t, family_.flops(s) / (ceilings_.peak_gflops * 1e9));
+  if (peak > 0) t = std::max(t, family_.flops(s) / (peak * 1e9));
   return t;
 }
 
@@ -146,8 +183,12 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
   protocol::request q{};
   q.kind = protocol::request_kind::load;
   const std::string path = built.shared_object.string();
-  if (path.size() >= sizeof q.path) throw error(path, "path too long for the worker protocol");
+  std::string preload;
+  for (const auto& lib : needed_libraries(built.shared_object)) preload += lib + "\n";
+  if (path.size() >= sizeof q.path || preload.size() >= sizeof q.preload)
+    throw error(path, "path or library list too long for the worker protocol");
   std::copy(path.begin(), path.end(), q.path);
+  std::copy(preload.begin(), preload.end(), q.preload);
   const auto res = s->worker->call(q, settings_.timeout_s);
   if (!res.replied) {
     m.status = res.status;
@@ -174,16 +215,18 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
   return s;
 }
 
-namespace {
-
-// Runs the staged problem once. Returns false with m.status set when the run failed.
+// Runs the staged problem once (after the candidate's glp_setup, when this is a problem
+// instance the session has not prepared yet). Returns false with m.status set on failure.
 // The worker shares its address space with the candidate, so its clock is believed only within
 // the orchestrator's own measurement around the request. A disagreement can also be a hiccup
 // of a loaded node, so the run is staged and repeated; only a persistent one is a verdict.
-bool run_once(worker_process& w, double round_trip_s, problem& p, double timeout_s, const check_policy& chk, measurement& m,
-              double& time_s) {
+bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s) {
+  const auto& chk = settings_.checks;
   for (int attempt = 0;; ++attempt) {
-    const auto r = w.call(p.run_request(), timeout_s);
+    protocol::request q = p.run_request();
+    const bool setup = s.set_up[&p] != p.instance();
+    if (setup) q.flags |= protocol::run_setup_first;
+    const auto r = s.worker->call(q, settings_.timeout_s);
     if (!r.replied) {
       m.status = r.status;
       m.reason = r.reason;  // never the candidate's own output: it could carry what it read
@@ -192,15 +235,20 @@ bool run_once(worker_process& w, double round_trip_s, problem& p, double timeout
     using rs = protocol::reply_status;
     switch (r.reply.status) {
       case rs::ok: break;
-      case rs::kernel_error: m.status = "kernel_error"; m.reason = "entry point returned " + std::to_string(r.reply.kernel_rc); return false;
+      case rs::kernel_error: m.status = "kernel_error"; m.reason = r.reply.message[0] ? r.reply.message : "entry point returned " + std::to_string(r.reply.kernel_rc); return false;
       case rs::out_of_memory: m.status = "out_of_memory"; m.reason = "std::bad_alloc escaped the entry point"; return false;
       case rs::exception: m.status = "crash"; m.reason = "a C++ exception escaped the entry point"; return false;
       case rs::leaked_thread: m.status = "leaked_thread"; m.reason = std::to_string(r.reply.extra_threads) + " threads still running after the entry point returned"; return false;
       default: m.status = "protocol_error"; m.reason = "unexpected worker reply"; return false;
     }
+    if (setup) {
+      s.set_up[&p] = p.instance();
+      if (&p == timing_problem_.get()) m.setup_time_s = r.reply.setup_time_s;
+    }
     const double t = r.reply.time_s;
-    const double lower = (r.elapsed_s - round_trip_s) * (1 - chk.timer_slack_rel) - chk.timer_slack_s;
-    const bool plausible = t >= 0 && t <= r.elapsed_s + 1e-4 && t >= lower;
+    const double worker_total = t + (setup ? r.reply.setup_time_s : 0.0);
+    const double lower = (r.elapsed_s - s.round_trip_s) * (1 - chk.timer_slack_rel) - chk.timer_slack_s;
+    const bool plausible = t >= 0 && r.reply.setup_time_s >= 0 && worker_total <= r.elapsed_s + 1e-4 && worker_total >= lower;
     if (plausible) {
       time_s = t;
       return true;
@@ -209,15 +257,13 @@ bool run_once(worker_process& w, double round_trip_s, problem& p, double timeout
       m.status = "timer_mismatch";
       char buf[200];
       std::snprintf(buf, sizeof buf, "worker reported %.6f s, orchestrator measured %.6f s around the run (round trip %.6f s, %d attempts)",
-                    t, r.elapsed_s, round_trip_s, attempt + 1);
+                    worker_total, r.elapsed_s, s.round_trip_s, attempt + 1);
       m.reason = buf;
       return false;
     }
     p.stage();
   }
 }
-
-}  // namespace
 
 bool evaluator::accept(session& s, measurement& m) {
   int dist = 0;
@@ -227,7 +273,7 @@ bool evaluator::accept(session& s, measurement& m) {
       p->compute_reference(reference_);
       p->stage();
       double t = 0;
-      if (!run_once(*s.worker, s.round_trip_s, *p, settings_.timeout_s, settings_.checks, m, t)) return false;
+      if (!run_once(s, *p, m, t)) return false;
       const verdict v = p->verify();
       m.rel_error = std::max(m.rel_error, v.rel_error);
       ++m.verified_runs;
@@ -256,13 +302,13 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
     return false;
   }
   double t = 0;
-  if (!run_once(*s.worker, s.round_trip_s, p, settings_.timeout_s, settings_.checks, m, t)) return false;
+  if (!run_once(s, p, m, t)) return false;
   const double floor = floor_s(p.size());
   if (floor > 0 && t < floor / settings_.checks.physics_margin) {
     m.status = "suspect_too_fast";
     char buf[200];
     std::snprintf(buf, sizeof buf, "%.3e s is below the physical floor %.3e s (%.0f%% of roofline) at %s", t, floor,
-                  100 * floor / t, family_.describe_size(p.size()).c_str());
+                  100 * floor / t, p.describe().c_str());
     m.reason = buf;
     return false;
   }

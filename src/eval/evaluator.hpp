@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "eval/builder.hpp"
+#include "eval/probe.hpp"
 #include "eval/problem.hpp"
 #include "eval/worker_process.hpp"
 #include "families/family.hpp"
@@ -44,15 +45,10 @@ struct eval_settings {
   double timeout_s = 60;           // wall-clock limit of any one request to the worker
   std::uint64_t memory_limit_bytes = 4ull << 30;  // address space for the candidate beyond the arena
   std::string fitness_size = "tune";
+  std::string fitness_problem;      // a generator spec that replaces fitness_size (e.g. "mtx:A.mtx")
   std::filesystem::path cache_dir;  // empty: default_cache_dir()
   std::filesystem::path scratch_dir = "/tmp";
   std::string compiler = "g++";
-};
-
-struct ceilings {  // the node's measured limits, for the roofline floor
-  double bandwidth_gbs = 0;
-  double peak_gflops = 0;
-  std::size_t llc_bytes = 32u << 20;
 };
 
 struct measurement {
@@ -62,6 +58,7 @@ struct measurement {
   std::string build_log;
   std::string build_command;
   double compile_time_s = 0;
+  double setup_time_s = 0;  // the candidate's glp_setup at the fitness size (0 without one)
   double eval_time_s = 0;
   double time_median_s = 0, time_min_s = 0, time_spread_s = 0;
   int repetitions = 0;
@@ -94,12 +91,16 @@ class evaluator {
   double floor_s(const families::sizes& s) const;
   const ceilings& machine() const { return ceilings_; }
   const families::sizes& fitness_size() const { return fitness_; }
+  std::string fitness_description() const { return timing_problem_->describe(); }
 
  private:
   struct session;
   std::unique_ptr<session> open(const candidate_source& c, measurement& m);
   bool accept(session& s, measurement& m);
   bool timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed);
+  bool run_once(session& s, problem& p, measurement& m, double& time_s);
+  families::sizes resolve(const families::problem_spec& p) const;
+  void* load_trusted(const std::filesystem::path& source, const char* what);
   void finish_statistics(measurement& m, std::vector<double> times) const;
 
   const families::family& family_;
@@ -111,8 +112,10 @@ class evaluator {
   builder builder_;
   families::sizes fitness_;
   std::unique_ptr<arena> arena_;
-  void* reference_handle_ = nullptr;
+  std::vector<void*> trusted_handles_;  // reference and generator
   reference_fn reference_ = nullptr;
+  generator_fns generator_;
+  std::string fitness_spec_;
   std::unique_ptr<problem> timing_problem_;
   std::vector<std::unique_ptr<problem>> accept_problems_;
 };

@@ -13,6 +13,9 @@
 
 #include "backends/cpu/cpu_device.hpp"
 
+extern "C" void sgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
+                       const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
+                       const int* ldc);
 extern "C" void dgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const double* alpha,
                        const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
                        const int* ldc);
@@ -63,14 +66,16 @@ double stream_bandwidth_gbs(std::size_t llc) {
   return best / 1e9;
 }
 
-double dgemm_gflops() {
+// The best of a few BLAS matrix products: the practical peak of this node's arithmetic.
+template <class T, class Gemm>
+double gemm_gflops(Gemm gemm) {
   const int n = 1536;
-  std::vector<double> a(static_cast<std::size_t>(n) * n, 0.5), b(a.size(), 0.25), c(a.size(), 0.0);
-  const double one = 1.0, zero = 0.0;
+  std::vector<T> a(static_cast<std::size_t>(n) * n, T(0.5)), b(a.size(), T(0.25)), c(a.size(), T(0));
+  const T one = 1, zero = 0;
   double best = 0;
   for (int rep = 0; rep < 3; ++rep) {
     const double t = now_s();
-    dgemm_("N", "N", &n, &n, &n, &one, a.data(), &n, b.data(), &n, &zero, c.data(), &n);
+    gemm("N", "N", &n, &n, &n, &one, a.data(), &n, b.data(), &n, &zero, c.data(), &n);
     best = std::max(best, 2.0 * n * static_cast<double>(n) * n / (now_s() - t));
   }
   return best / 1e9;
@@ -110,7 +115,8 @@ machine_probe probe_machine() {
   omp_set_num_threads(p.cores);
   p.llc_bytes = last_level_cache_bytes();
   p.bandwidth_gbs = stream_bandwidth_gbs(p.llc_bytes);
-  p.peak_gflops = dgemm_gflops();
+  p.peak_gflops = gemm_gflops<double>(dgemm_);
+  p.peak_gflops_f32 = gemm_gflops<float>(sgemm_);
   return p;
 }
 

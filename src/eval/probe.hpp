@@ -8,13 +8,22 @@
 
 namespace galapagos::eval {
 
+struct ceilings {  // the node's measured limits, for the roofline floor
+  double bandwidth_gbs = 0;
+  double peak_gflops = 0;      // float64
+  double peak_gflops_f32 = 0;  // float32; 0: use peak_gflops
+  std::size_t llc_bytes = 32u << 20;
+};
+
 struct machine_probe {
   std::string host;
   std::string cpu_model;
   int cores = 0;
   std::size_t llc_bytes = 0;
   double bandwidth_gbs = 0;
-  double peak_gflops = 0;
+  double peak_gflops = 0;      // OpenBLAS dgemm
+  double peak_gflops_f32 = 0;  // OpenBLAS sgemm
+  ceilings limits() const { return {bandwidth_gbs, peak_gflops, peak_gflops_f32, llc_bytes}; }
 };
 
 std::size_t last_level_cache_bytes();

@@ -92,8 +92,9 @@ std::size_t problem::arena_bytes(const families::family& f, const families::size
   return total;
 }
 
-problem::problem(const families::family& f, families::sizes s, arena& shared)
-    : family_(f), sizes_(std::move(s)), arena_(shared), bytes_(f.bytes(sizes_)), flops_(f.flops(sizes_)) {
+problem::problem(const families::family& f, families::sizes s, arena& shared, std::string spec, const generator_fns* gen)
+    : family_(f), sizes_(std::move(s)), arena_(shared), spec_(std::move(spec)), generator_(gen),
+      bytes_(f.bytes(sizes_)), flops_(f.flops(sizes_)) {
   if (arena_bytes(f, sizes_) > shared.bytes())
     throw error(f.toml_file.string(), "size " + f.describe_size(sizes_) + " does not fit the shared arena");
   std::size_t offset = 0;
@@ -108,11 +109,25 @@ problem::problem(const families::family& f, families::sizes s, arena& shared)
   }
 }
 
+std::string problem::describe() const {
+  return spec_.empty() ? family_.describe_size(sizes_) : spec_ + " (" + family_.describe_size(sizes_) + ")";
+}
+
 void problem::fill(std::uint64_t seed, int distribution) {
   arena_inputs_verified_ = false;
+  redrawn_.clear();
+  ++instance_;
+  if (generator_ && generator_->generate) {
+    std::vector<glp_arg> args;
+    for (auto& sl : slots_)
+      args.push_back(glp_arg{sl.input.empty() ? nullptr : sl.input.data(), sl.count,
+                             static_cast<std::int32_t>(sl.spec->type), static_cast<std::int32_t>(sl.spec->direction)});
+    if (generator_->generate(spec_.c_str(), args.data(), static_cast<int>(args.size()), sizes_.data(), seed, distribution) != 0)
+      throw error(family_.generator_source.string(), "cannot generate '" + describe() + "': " + generator_->error());
+  }
   for (std::size_t k = 0; k < slots_.size(); ++k) {
     auto& sl = slots_[k];
-    if (sl.input.empty()) continue;
+    if (sl.input.empty() || sl.spec->generated) continue;
     const auto& dists = sl.spec->distributions;
     const std::string& dist = dists[static_cast<std::size_t>(distribution) % dists.size()];
     const std::uint64_t base = mix(seed ^ mix(k + 1));
@@ -126,7 +141,7 @@ void problem::fill(std::uint64_t seed, int distribution) {
 void problem::perturb(std::uint64_t seed, std::int64_t count) {
   for (std::size_t k = 0; k < slots_.size(); ++k) {
     auto& sl = slots_[k];
-    if (sl.input.empty() || sl.count == 0) continue;
+    if (sl.input.empty() || sl.count == 0 || sl.spec->generated) continue;
     std::uint64_t h = mix(seed ^ mix(1000 + k));
     const std::string& dist = sl.spec->distributions[seed % sl.spec->distributions.size()];
     for (std::int64_t j = 0; j < std::min(count, sl.count); ++j) {
@@ -151,7 +166,7 @@ void problem::compute_reference(reference_fn ref) {
     args.push_back(glp_arg{data, sl.count, static_cast<std::int32_t>(sl.spec->type), static_cast<std::int32_t>(sl.spec->direction)});
   }
   const int rc = ref(args.data(), static_cast<int>(args.size()), sizes_.data());
-  if (rc != 0) throw error(family_.reference_source.string(), "reference returned " + std::to_string(rc) + " at " + family_.describe_size(sizes_));
+  if (rc != 0) throw error(family_.reference_source.string(), "reference returned " + std::to_string(rc) + " at " + describe());
 }
 
 void problem::stage() {
@@ -194,7 +209,7 @@ verdict problem::verify() {
     if (sl.spec->direction == intent::in) {
       if (!same_bytes(got, sl.input.data(), sl.input.size())) {
         v.status = "input_modified";
-        v.reason = "input '" + sl.spec->name + "' was modified at " + family_.describe_size(sizes_);
+        v.reason = "input '" + sl.spec->name + "' was modified at " + describe();
         return v;
       }
       continue;
@@ -217,7 +232,7 @@ verdict problem::verify() {
       v.status = "wrong_result";
       v.reason = "output '" + sl.spec->name + "': " + std::to_string(unwritten) + " elements not written, " +
                  std::to_string(non_finite) + " NaN/Inf (first at index " + std::to_string(first_bad) + ") at " +
-                 family_.describe_size(sizes_);
+                 describe();
       v.rel_error = std::numeric_limits<double>::infinity();
       return v;
     }
@@ -227,7 +242,7 @@ verdict problem::verify() {
       v.status = "wrong_result";
       char buf[160];
       std::snprintf(buf, sizeof buf, "relative error %.3e > tolerance %.1e", rel, family_.tolerance);
-      v.reason = "output '" + sl.spec->name + "': " + buf + " at " + family_.describe_size(sizes_);
+      v.reason = "output '" + sl.spec->name + "': " + buf + " at " + describe();
       return v;
     }
   }

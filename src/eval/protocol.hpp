@@ -12,6 +12,7 @@ inline constexpr std::uint32_t magic = 0x474c5057;  // "GLPW"
 inline constexpr int max_args = 16;
 inline constexpr int max_sizes = 8;
 inline constexpr int path_bytes = 1024;
+inline constexpr int preload_bytes = 4096;
 inline constexpr int message_bytes = 512;
 
 enum class request_kind : std::uint32_t { load = 1, run = 2, flush = 3, quit = 4, ping = 5 };
@@ -23,11 +24,15 @@ struct arg_slot {
   std::int32_t intent;   // glp_intent
 };
 
+inline constexpr std::int32_t run_setup_first = 1;  // run: call glp_setup (if exported) first
+
 struct request {
   std::uint32_t magic_value;
   request_kind kind;
   std::uint64_t nonce;
-  char path[path_bytes];  // load: the shared object
+  char path[path_bytes];        // load: the shared object
+  char preload[preload_bytes];  // load: libraries it links, newline-separated, loaded first
+  std::int32_t flags;
   std::int32_t nargs;
   std::int32_t nsizes;
   arg_slot args[max_args];
@@ -51,6 +56,7 @@ struct reply {
   reply_status status;
   std::int32_t kernel_rc;
   double time_s;             // run: the worker's clock around the entry point
+  double setup_time_s;       // run: around glp_setup, when it was called
   std::int32_t extra_threads;
   double received_at_s;      // steady clock (CLOCK_MONOTONIC, shared by both processes)
   double replied_at_s;

@@ -11,38 +11,77 @@
 
 namespace galapagos::eval {
 
-std::vector<exported_symbol> exported_symbols(const std::filesystem::path& path) {
-  const std::string image = util::read_file(path.string());
-  auto fail = [&](const std::string& why) -> std::vector<exported_symbol> { throw error(path.string(), why); };
-  if (image.size() < sizeof(Elf64_Ehdr) || std::memcmp(image.data(), ELFMAG, SELFMAG) != 0)
-    return fail("not an ELF file");
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, image.data(), sizeof eh);
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64) return fail("not a 64-bit ELF file");
-  if (eh.e_shoff + std::uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr) > image.size()) return fail("truncated section table");
-  auto section = [&](std::size_t i) {
+namespace {
+
+// A 64-bit ELF file read whole, with bounds-checked access to its section headers.
+class elf_image {
+ public:
+  explicit elf_image(const std::filesystem::path& path) : path_(path), image_(util::read_file(path.string())) {
+    if (image_.size() < sizeof(Elf64_Ehdr) || std::memcmp(image_.data(), ELFMAG, SELFMAG) != 0) fail("not an ELF file");
+    std::memcpy(&eh_, image_.data(), sizeof eh_);
+    if (eh_.e_ident[EI_CLASS] != ELFCLASS64) fail("not a 64-bit ELF file");
+    if (eh_.e_shoff + std::uint64_t{eh_.e_shnum} * sizeof(Elf64_Shdr) > image_.size()) fail("truncated section table");
+  }
+  [[noreturn]] void fail(const std::string& why) const { throw error(path_.string(), why); }
+  std::size_t sections() const { return eh_.e_shnum; }
+  Elf64_Shdr section(std::size_t i) const {
     Elf64_Shdr sh;
-    std::memcpy(&sh, image.data() + eh.e_shoff + i * sizeof(Elf64_Shdr), sizeof sh);
+    std::memcpy(&sh, image_.data() + eh_.e_shoff + i * sizeof(Elf64_Shdr), sizeof sh);
+    if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > image_.size()) fail("truncated section");
     return sh;
-  };
+  }
+  // Entry k of a table section of T records.
+  template <class T>
+  T entry(const Elf64_Shdr& sh, std::size_t k) const {
+    T t;
+    std::memcpy(&t, image_.data() + sh.sh_offset + k * sizeof(T), sizeof t);
+    return t;
+  }
+  // A NUL-terminated string at `offset` of string table section `strtab_index`.
+  std::string string_at(std::size_t strtab_index, std::size_t offset) const {
+    if (strtab_index >= sections()) fail("bad string table index");
+    const Elf64_Shdr st = section(strtab_index);
+    if (offset >= st.sh_size) fail("bad string offset");
+    const char* p = image_.data() + st.sh_offset + offset;
+    return std::string(p, strnlen(p, st.sh_size - offset));
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::string image_;
+  Elf64_Ehdr eh_{};
+};
+
+}  // namespace
+
+std::vector<exported_symbol> exported_symbols(const std::filesystem::path& path) {
+  const elf_image elf(path);
   std::vector<exported_symbol> out;
-  for (std::size_t i = 0; i < eh.e_shnum; ++i) {
-    const Elf64_Shdr sh = section(i);
+  for (std::size_t i = 0; i < elf.sections(); ++i) {
+    const Elf64_Shdr sh = elf.section(i);
     if (sh.sh_type != SHT_DYNSYM) continue;
-    if (sh.sh_link >= eh.e_shnum) return fail("bad dynamic symbol table");
-    const Elf64_Shdr strtab = section(sh.sh_link);
-    if (sh.sh_offset + sh.sh_size > image.size() || strtab.sh_offset + strtab.sh_size > image.size())
-      return fail("truncated dynamic symbol table");
     for (std::size_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); ++k) {
-      Elf64_Sym s;
-      std::memcpy(&s, image.data() + sh.sh_offset + k * sizeof(Elf64_Sym), sizeof s);
+      const auto s = elf.entry<Elf64_Sym>(sh, k);
       const int bind = ELF64_ST_BIND(s.st_info);
       const int vis = ELF64_ST_VISIBILITY(s.st_other);
       if (s.st_shndx == SHN_UNDEF || bind == STB_LOCAL || vis == STV_HIDDEN || vis == STV_INTERNAL) continue;
-      if (s.st_name >= strtab.sh_size) return fail("bad symbol name offset");
-      const char* name = image.data() + strtab.sh_offset + s.st_name;
-      out.push_back({std::string(name, strnlen(name, strtab.sh_size - s.st_name)),
-                     bind == STB_WEAK || bind == STB_GNU_UNIQUE, ELF64_ST_TYPE(s.st_info) == STT_FUNC});
+      out.push_back({elf.string_at(sh.sh_link, s.st_name), bind == STB_WEAK || bind == STB_GNU_UNIQUE,
+                     ELF64_ST_TYPE(s.st_info) == STT_FUNC});
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> needed_libraries(const std::filesystem::path& path) {
+  const elf_image elf(path);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < elf.sections(); ++i) {
+    const Elf64_Shdr sh = elf.section(i);
+    if (sh.sh_type != SHT_DYNAMIC) continue;
+    for (std::size_t k = 0; k < sh.sh_size / sizeof(Elf64_Dyn); ++k) {
+      const auto d = elf.entry<Elf64_Dyn>(sh, k);
+      if (d.d_tag == DT_NULL) break;
+      if (d.d_tag == DT_NEEDED) out.push_back(elf.string_at(sh.sh_link, d.d_un.d_val));
     }
   }
   return out;

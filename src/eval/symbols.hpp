@@ -19,6 +19,9 @@ struct exported_symbol {
 // Throws galapagos::error naming the file when it is not a readable 64-bit ELF file.
 std::vector<exported_symbol> exported_symbols(const std::filesystem::path& shared_object);
 
+// The DT_NEEDED entries (sonames of linked libraries) of an ELF shared object.
+std::vector<std::string> needed_libraries(const std::filesystem::path& shared_object);
+
 // Empty when the exports are acceptable, else a one-line reason naming the first offender.
 std::string check_exports(const std::vector<exported_symbol>& symbols, const std::string& entry_point);
 

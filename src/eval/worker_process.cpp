@@ -86,6 +86,7 @@ worker_process::worker_process(const worker_options& opt, const arena& shared)
                                    std::to_string(opt.cpu_seconds)};
   // A clean environment: nothing that could carry keys or tokens reaches candidate code.
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C", "HOME=" + scratch_.string(),
+                                  std::string("LD_LIBRARY_PATH=") + (std::getenv("LD_LIBRARY_PATH") ? std::getenv("LD_LIBRARY_PATH") : ""),
                                   "TMPDIR=" + scratch_.string(), "OMP_NUM_THREADS=" + std::to_string(opt.threads > 0 ? opt.threads : std::thread::hardware_concurrency()),
                                   "OMP_WAIT_POLICY=PASSIVE"};
   std::vector<char*> argv, envp;

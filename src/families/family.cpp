@@ -56,9 +56,15 @@ std::filesystem::path existing_file(const family& f, const toml_section& s, cons
   return p;
 }
 
-sizes parse_size(const family& f, const toml_section& s) {
-  s.table();
-  sizes out;
+problem_spec parse_size(const family& f, const toml_section& s, const std::string& name) {
+  problem_spec p{name, {}, {}};
+  if (s.has("problem")) {
+    s.allow_only({"problem"});
+    if (f.generator_source.empty()) s.fail("problem", "problem specs need a [generator] in the family");
+    p.generator_spec = s.str("problem");
+    return p;
+  }
+  sizes& out = p.values;
   for (const auto& sym : f.symbols) {
     if (!s.has(sym)) s.fail(sym, "size symbol missing");
     auto v = s.integer(sym);
@@ -70,7 +76,7 @@ sizes parse_size(const family& f, const toml_section& s) {
     for (const auto& sym : f.symbols) known = known || sym == k.str();
     if (!known) s.fail(std::string(k.str()), "not a size symbol of this family");
   }
-  return out;
+  return p;
 }
 
 source_spec parse_source(const family& f, const toml_section& s, const std::string& key,
@@ -122,7 +128,7 @@ family load_family_file(const std::filesystem::path& toml_file) {
   const toml::table root = util::parse_toml_file(toml_file);
   toml_section s(root, file, "");
   s.allow_only({"name", "description", "symbols", "tolerance", "args", "sizes", "cost", "reference",
-                "cpu", "cuda", "hip"});
+                "generator", "cpu", "cuda", "hip"});
   f.name = s.str("name");
   f.description = s.str("description", "");
   f.symbols = s.strings("symbols");
@@ -131,9 +137,10 @@ family load_family_file(const std::filesystem::path& toml_file) {
   if (!(f.tolerance > 0)) s.fail("tolerance", "must be > 0");
 
   for (const auto& a : s.array_of_tables("args")) {
-    a.allow_only({"name", "dtype", "shape", "intent", "distributions"});
+    a.allow_only({"name", "dtype", "shape", "intent", "distributions", "generated"});
     arg_spec spec;
     spec.name = a.str("name");
+    spec.generated = a.boolean("generated", false);
     spec.type = parse_dtype(a, "dtype");
     spec.direction = parse_intent(a);
     spec.shape = std::make_shared<expression>(a.str("shape"), f.symbols, file + ": args." + spec.name + ".shape");
@@ -149,15 +156,23 @@ family load_family_file(const std::filesystem::path& toml_file) {
   for (const auto& a : f.args) has_output = has_output || a.direction != intent::in;
   if (!has_output) s.fail("args", "a family needs at least one out or inout argument");
 
+  if (auto gen = s.sub("generator")) {
+    gen->allow_only({"source"});
+    f.generator_source = existing_file(f, *gen, "source");
+  }
+  for (const auto& a : f.args)
+    if (a.generated && f.generator_source.empty())
+      s.fail("args", "argument '" + a.name + "' is generated = true but the family has no [generator]");
+
   auto sz = s.sub("sizes");
   if (!sz) s.fail("sizes", "missing [sizes] table");
   for (const auto& [k, v] : sz->table()) {
     const std::string key(k.str());
     if (key == "accept") continue;
     auto t = sz->sub(key);
-    f.fitness_sizes.push_back({key, parse_size(f, *t)});
+    f.fitness_sizes.push_back(parse_size(f, *t, key));
   }
-  for (const auto& a : sz->array_of_tables("accept")) f.accept_sizes.push_back(parse_size(f, a));
+  for (const auto& a : sz->array_of_tables("accept")) f.accept_sizes.push_back(parse_size(f, a, "accept"));
   if (f.accept_sizes.empty()) sz->fail("accept", "at least one acceptance size is needed");
   f.fitness_size("tune");  // required
 
@@ -177,7 +192,8 @@ family load_family_file(const std::filesystem::path& toml_file) {
   if (f.backends.empty()) s.fail("cpu", "no backend table ([cpu], [cuda] or [hip])");
   for (const auto& n : f.fitness_sizes)
     for (const auto& a : f.args)
-      if (f.element_count(a, n.values) < 1) s.fail("sizes", "argument '" + a.name + "' is empty at size '" + n.name + "'");
+      if (n.generator_spec.empty() && f.element_count(a, n.values) < 1)
+        s.fail("sizes", "argument '" + a.name + "' is empty at size '" + n.name + "'");
   return f;
 }
 
@@ -187,9 +203,15 @@ const backend_spec& family::backend(const std::string& b) const {
   return it->second;
 }
 
-const sizes& family::fitness_size(const std::string& n) const {
+dtype family::compute_type() const {
+  for (const auto& a : args)
+    if (a.direction != intent::in) return a.type;
+  return args.front().type;
+}
+
+const problem_spec& family::fitness_size(const std::string& n) const {
   for (const auto& s : fitness_sizes)
-    if (s.name == n) return s.values;
+    if (s.name == n) return s;
   throw error(toml_file.string(), "no size named '" + n + "' in [sizes]");
 }
 

@@ -23,6 +23,7 @@ std::string dtype_name(dtype t);
 
 struct arg_spec {
   std::string name;
+  bool generated = false;                     // filled by the family's generator, never redrawn
   dtype type = dtype::float64;
   intent direction = intent::in;
   std::shared_ptr<expression> shape;          // element count over the size symbols
@@ -31,9 +32,12 @@ struct arg_spec {
 
 using sizes = std::vector<std::int64_t>;  // one value per size symbol, in symbols order
 
-struct named_size {
+// A problem to run: symbol values, or a spec string the family's generator turns into sizes
+// and inputs (e.g. "poisson7 n=128", "mtx:/data/A.mtx").
+struct problem_spec {
   std::string name;
-  sizes values;
+  sizes values;                // empty when generator_spec decides them
+  std::string generator_spec;  // empty: values are given
 };
 
 struct source_spec {  // a template or a baseline: a source file and how to build it
@@ -60,14 +64,17 @@ class family {
   std::vector<std::string> symbols;
   double tolerance = 0;
   std::vector<arg_spec> args;
-  std::vector<named_size> fitness_sizes;  // "tune", "small", ...
-  std::vector<sizes> accept_sizes;
+  std::vector<problem_spec> fitness_sizes;  // "tune", "small", ...
+  std::vector<problem_spec> accept_sizes;
+  std::filesystem::path generator_source;   // trusted input generator; empty: random inputs
   std::shared_ptr<expression> cost_bytes, cost_flops;
   std::filesystem::path reference_source;
   std::map<std::string, backend_spec> backends;
 
   const backend_spec& backend(const std::string& name) const;  // throws naming the file
-  const sizes& fitness_size(const std::string& name) const;     // throws naming the file
+  const problem_spec& fitness_size(const std::string& name) const;  // throws naming the file
+  // The element type of the first output: the arithmetic the cost model's flops are done in.
+  dtype compute_type() const;
   std::int64_t element_count(const arg_spec& a, const sizes& s) const;
   double bytes(const sizes& s) const;
   double flops(const sizes& s) const;

@@ -156,13 +156,13 @@ struct table_def<candidate_row> {
   static constexpr const char* description =
       "One row per evaluated candidate (every island, every generation, failures included).";
   static constexpr const char* units =
-      "compile_time_s, eval_time_s, time_median_s, time_min_s, time_spread_s: seconds; "
+      "compile_time_s, setup_time_s, eval_time_s, time_median_s, time_min_s, time_spread_s: seconds; "
       "rel_error, speedup, roofline_fraction: dimensionless ratios; NaN = not measured";
   static constexpr auto fields = std::to_array<field<R>>({
       {"id", &R::id}, {"island", &R::island}, {"generation", &R::generation},
       {"origin", &R::origin}, {"status", &R::status}, {"reason", &R::reason},
       {"params", &R::params}, {"parents", &R::parents}, {"source_hash", &R::source_hash},
-      {"compile_time_s", &R::compile_time_s}, {"eval_time_s", &R::eval_time_s},
+      {"compile_time_s", &R::compile_time_s}, {"setup_time_s", &R::setup_time_s}, {"eval_time_s", &R::eval_time_s},
       {"time_median_s", &R::time_median_s}, {"time_min_s", &R::time_min_s},
       {"time_spread_s", &R::time_spread_s}, {"repetitions", &R::repetitions},
       {"rel_error", &R::rel_error}, {"speedup", &R::speedup},
@@ -176,11 +176,11 @@ struct table_def<baseline_row> {
   static constexpr const char* name = "baselines";
   static constexpr const char* description = "One row per baseline implementation measured.";
   static constexpr const char* units =
-      "time_median_s, time_min_s, time_spread_s: seconds; "
+      "setup_time_s, time_median_s, time_min_s, time_spread_s: seconds; "
       "rel_error, roofline_fraction: dimensionless ratios; NaN = not measured";
   static constexpr auto fields = std::to_array<field<R>>({
       {"name", &R::name}, {"status", &R::status}, {"reason", &R::reason},
-      {"source_hash", &R::source_hash}, {"time_median_s", &R::time_median_s},
+      {"source_hash", &R::source_hash}, {"setup_time_s", &R::setup_time_s}, {"time_median_s", &R::time_median_s},
       {"time_min_s", &R::time_min_s}, {"time_spread_s", &R::time_spread_s},
       {"repetitions", &R::repetitions}, {"rel_error", &R::rel_error},
       {"roofline_fraction", &R::roofline_fraction},
@@ -237,11 +237,11 @@ struct table_def<machine_row> {
       "One row per island: the hardware probe of the node it ran on.";
   static constexpr const char* units =
       "cores: count; llc_bytes: bytes; bandwidth_gbs: 1e9 bytes/s (read + written); "
-      "peak_gflops: 1e9 float64 operations/s";
+      "peak_gflops: 1e9 float64 operations/s; peak_gflops_f32: 1e9 float32 operations/s";
   static constexpr auto fields = std::to_array<field<R>>({
       {"island", &R::island}, {"host", &R::host}, {"cpu_model", &R::cpu_model},
       {"cores", &R::cores}, {"llc_bytes", &R::llc_bytes}, {"bandwidth_gbs", &R::bandwidth_gbs},
-      {"peak_gflops", &R::peak_gflops},
+      {"peak_gflops", &R::peak_gflops}, {"peak_gflops_f32", &R::peak_gflops_f32},
   });
 };
 

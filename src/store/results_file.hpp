@@ -23,6 +23,7 @@ struct candidate_row {
   std::string parents;       // JSON array of candidate ids
   std::string source_hash;   // key into /sources
   double compile_time_s = 0;
+  double setup_time_s = 0;   // the candidate's setup phase (format conversion) at the fitness size
   double eval_time_s = 0;    // wall time of the whole evaluation (checks + timing)
   double time_median_s = 0;  // NaN when not ok
   double time_min_s = 0;
@@ -38,6 +39,7 @@ struct baseline_row {
   std::string status;
   std::string reason;
   std::string source_hash;
+  double setup_time_s = 0;
   double time_median_s = 0, time_min_s = 0, time_spread_s = 0;
   std::int32_t repetitions = 0;
   double rel_error = 0;
@@ -68,7 +70,8 @@ struct machine_row {  // the hardware probe of the node an island ran on
   std::int32_t cores = 0;
   std::int64_t llc_bytes = 0;
   double bandwidth_gbs = 0;  // STREAM-like, bytes read + written per second / 1e9
-  double peak_gflops = 0;    // practical peak arithmetic rate (float64)
+  double peak_gflops = 0;    // practical peak arithmetic rate (float64: BLAS dgemm)
+  double peak_gflops_f32 = 0;  // float32 (BLAS sgemm)
 };
 
 // Root attributes written at creation. Every key becomes a string attribute of "/".

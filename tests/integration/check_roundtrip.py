@@ -13,17 +13,17 @@ INF = float("inf")
 
 FIELDS = {
     "candidates": ["id", "island", "generation", "origin", "status", "reason", "params",
-                   "parents", "source_hash", "compile_time_s", "eval_time_s", "time_median_s",
+                   "parents", "source_hash", "compile_time_s", "setup_time_s", "eval_time_s", "time_median_s",
                    "time_min_s", "time_spread_s", "repetitions", "rel_error", "speedup",
                    "roofline_fraction"],
-    "baselines": ["name", "status", "reason", "source_hash", "time_median_s", "time_min_s",
+    "baselines": ["name", "status", "reason", "source_hash", "setup_time_s", "time_median_s", "time_min_s",
                   "time_spread_s", "repetitions", "rel_error", "roofline_fraction"],
     "populations": ["island", "generation", "rank", "candidate_id", "fitness"],
     "migrations": ["generation", "from_island", "to_island", "candidate_id", "params", "fitness"],
     "generations": ["island", "generation", "evaluated", "failed", "best_time_s",
                     "best_speedup", "wall_time_s"],
     "machine": ["island", "host", "cpu_model", "cores", "llc_bytes", "bandwidth_gbs",
-                "peak_gflops"],
+                "peak_gflops", "peak_gflops_f32"],
 }
 
 ROOT_ATTRS = {
@@ -43,7 +43,7 @@ def candidate(id_, island, generation, origin, status, reason, params, parents, 
         id=id_, island=island, generation=generation, origin=origin, status=status,
         reason=reason, params=params, parents=parents,
         source_hash="5f3a9c" if id_ == 1 else "",
-        compile_time_s=0.5 + 0.125 * id_, eval_time_s=2.0 + id_, time_median_s=median,
+        compile_time_s=0.5 + 0.125 * id_, setup_time_s=0.0, eval_time_s=2.0 + id_, time_median_s=median,
         time_min_s=median * 0.5 if ok else NAN, time_spread_s=1e-6 if ok else NAN,
         repetitions=11 if ok else 0,
         rel_error=1e-15 if ok else (0.25 if status == "wrong_result" else NAN),
@@ -63,9 +63,9 @@ EXPECTED = {
     ],
     "baselines": [
         dict(zip(FIELDS["baselines"],
-                 ["naive", "ok", "", "0b1e77", 0.006, 0.0055, 2e-5, 11, 0.0, 0.25])),
+                 ["naive", "ok", "", "0b1e77", 0.0, 0.006, 0.0055, 2e-5, 11, 0.0, 0.25])),
         dict(zip(FIELDS["baselines"],
-                 ["vendor", "crash", "signal 11 (SIGSEGV)", "", NAN, NAN, NAN, 0, NAN, NAN])),
+                 ["vendor", "crash", "signal 11 (SIGSEGV)", "", NAN, NAN, NAN, NAN, 0, NAN, NAN])),
     ],
     "populations": [dict(zip(FIELDS["populations"], row)) for row in
                     [(0, 1, 0, 1, 0.002), (0, 1, 1, 0, 0.004), (1, 1, 0, 2, INF),
@@ -76,9 +76,9 @@ EXPECTED = {
                     [(0, 0, 1, 0, 0.004, 1.5, 10.0), (0, 1, 1, 0, 0.002, 3.0, 20.5),
                      (1, 0, 1, 1, INF, NAN, 11.0)]],
     "machine": [dict(zip(FIELDS["machine"], row)) for row in
-                [(0, "node001", "AMD EPYC 7763 64-Core Processor", 128, 268435456, 204.8, 2048.0),
+                [(0, "node001", "AMD EPYC 7763 64-Core Processor", 128, 268435456, 204.8, 2048.0, 4096.0),
                  (1, "node002", "Intel\u00ae Xeon\u00ae Platinum 8480+", 112, 110100480, 307.2,
-                  3584.0)]],
+                  3584.0, 7168.0)]],
 }
 
 WINNER_ATTRS = {"candidate_id": "1", "params": '{"TILE": 64, "UNROLL": 4}', "speedup": 3.0}

@@ -60,8 +60,8 @@ void write(const char* path) {
                 "[2, 3]", nan, nan),
   });
   f.append(std::vector<baseline_row>{
-      {"naive", "ok", "", "0b1e77", 0.006, 0.0055, 2e-5, 11, 0.0, 0.25},
-      {"vendor", "crash", "signal 11 (SIGSEGV)", "", nan, nan, nan, 0, nan, nan},
+      {"naive", "ok", "", "0b1e77", 0.0, 0.006, 0.0055, 2e-5, 11, 0.0, 0.25},
+      {"vendor", "crash", "signal 11 (SIGSEGV)", "", nan, nan, nan, nan, 0, nan, nan},
   });
   f.append(std::vector<population_row>{
       {0, 1, 0, 1, 0.002}, {0, 1, 1, 0, 0.004}, {1, 1, 0, 2, inf}, {1, 1, 1, 4, inf}});
@@ -70,8 +70,8 @@ void write(const char* path) {
                                        {0, 1, 1, 0, 0.002, 3.0, 20.5},
                                        {1, 0, 1, 1, inf, nan, 11.0}});
   f.append(std::vector<machine_row>{
-      {0, "node001", "AMD EPYC 7763 64-Core Processor", 128, 268435456, 204.8, 2048.0},
-      {1, "node002", "Intel® Xeon® Platinum 8480+", 112, 110100480, 307.2, 3584.0},
+      {0, "node001", "AMD EPYC 7763 64-Core Processor", 128, 268435456, 204.8, 2048.0, 4096.0},
+      {1, "node002", "Intel® Xeon® Platinum 8480+", 112, 110100480, 307.2, 3584.0, 7168.0},
   });
   f.add_source("5f3a9c", "// candidate 1\nvoid kernel(double* a) { a[0] = 1.0; }\n");
   f.add_source("5f3a9c", "ignored: the first text stays");

@@ -29,7 +29,7 @@ struct Eval : ::testing::Test {
     s.timeout_s = 20;
     s.cache_dir = std::filesystem::temp_directory_path() / "galapagos-test-cache";
     const auto p = ge::probe_machine();
-    ev = new ge::evaluator(*family, "cpu", s, {p.bandwidth_gbs, p.peak_gflops, p.llc_bytes}, 12345);
+    ev = new ge::evaluator(*family, "cpu", s, p.limits(), 12345);
   }
   static void TearDownTestSuite() {
     delete ev;

@@ -86,14 +86,15 @@ TEST(Families, Stencil3d7MeetsThePluginContract) {
   EXPECT_GT(f.tolerance, 0);
   EXPECT_LE(f.tolerance, 1e-10);
   // The tune size is several times larger than the last-level cache.
-  const auto& tune = f.fitness_size("tune");
+  const auto& tune = f.fitness_size("tune").values;
   EXPECT_GT(f.bytes(tune), 3.0 * static_cast<double>(galapagos::eval::last_level_cache_bytes()));
   EXPECT_DOUBLE_EQ(f.bytes(tune), 16.0 * 320 * 240 * 200);
   EXPECT_DOUBLE_EQ(f.flops({1, 1, 1}), 0.0);
   EXPECT_DOUBLE_EQ(f.flops({3, 4, 5}), 8.0 * 1 * 2 * 3);
   // Acceptance sizes include tiny, odd and non-power-of-two shapes.
   bool tiny = false, odd = false;
-  for (const auto& s : f.accept_sizes) {
+  for (const auto& a : f.accept_sizes) {
+    const auto& s = a.values;
     tiny = tiny || (s[0] * s[1] * s[2] <= 8);
     odd = odd || (s[0] % 2 == 1 && s[1] % 2 == 1 && s[2] % 2 == 1 && s[0] > 8);
   }
