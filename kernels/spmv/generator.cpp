@@ -17,6 +17,7 @@
 // seed; the VALUES are drawn from (seed, distribution) for generated matrices and are the file's
 // values for mtx:. Rows are sorted by column, no duplicates; col_idx is int32 (ncols < 2^31).
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -505,6 +505,5 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
       // implicit barrier of the omp for (or the explicit one): the next k-block may repack B
     }
   }
-  (void)bp_unused_guard;
   return 0;
 }

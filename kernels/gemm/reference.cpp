@@ -1,0 +1,124 @@
+// gemm / gemm_f32 reference (trusted): C = alpha*A*B + beta*C, row-major, written with Kokkos for
+// clarity. Shared by both families; the element type is read from the arguments' dtype. Loaded
+// into a process that has already called Kokkos::initialize; it never initialises or finalises
+// Kokkos itself.
+//
+//   A: m x k, A(i,p) = A[i*k + p]     B: k x n, B(p,j) = B[p*n + j]     C: m x n, C[i*n + j]
+//   C(i,j) = alpha * sum_p A(i,p)*B(p,j) + beta * C(i,j)      (beta == 0: C's input is not read)
+//
+// It must be more accurate than any candidate, whatever their summation order:
+//   float64: each dot product is accumulated in double-double (Ogita-Rump-Oishi Dot2: the product
+//            is split exactly with an FMA, the sum with TwoSum, the errors are summed separately).
+//            Its error is about one rounding of the result plus O(k^2 eps^2) sum|a*b|, against
+//            O(k eps) sum|a*b| for a plain double loop.
+//   float32: the inputs are widened to double; products of two floats are exact in double and the
+//            double sum loses at most ~k*2^-53 relative, far below float's 2^-24 rounding.
+// Loop order: column blocks of JB columns (the parallel index), then rows, then p, then the JB
+// columns of the block, so the k x JB panel of B is reused from cache across rows and the j loop
+// vectorises.
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+
+#include "glp_kernel.h"
+
+namespace {
+using host_space = Kokkos::HostSpace;
+using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+using exec_space = Kokkos::DefaultHostExecutionSpace;
+using range = Kokkos::RangePolicy<exec_space, Kokkos::IndexType<int64_t>>;
+
+constexpr int64_t JB = 64;  // columns per block
+
+// float64: double-double accumulation of each dot product.
+void gemm_f64(const double* a_ptr, const double* b_ptr, double alpha, double beta, double* c_ptr, int64_t m,
+              int64_t n, int64_t k) {
+  const Kokkos::View<const double*, host_space, unmanaged> A(a_ptr, m * k), B(b_ptr, k * n);
+  const Kokkos::View<double*, host_space, unmanaged> C(c_ptr, m * n);
+  const int64_t nblocks = (n + JB - 1) / JB;
+  Kokkos::parallel_for(
+      "glp_reference_gemm_f64", range(0, nblocks), KOKKOS_LAMBDA(const int64_t jb) {
+        const int64_t j0 = jb * JB;
+        const int64_t jn = n - j0 < JB ? n - j0 : JB;
+        double s[JB], e[JB];  // running sum and accumulated rounding errors of each column
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < jn; ++j) s[j] = e[j] = 0.0;
+          for (int64_t p = 0; p < k; ++p) {
+            const double a = A(i * k + p);
+            const double* b = &B(p * n + j0);
+            for (int64_t j = 0; j < jn; ++j) {
+              const double x = a * b[j];                // TwoProd: x + y == a*b exactly
+              const double y = std::fma(a, b[j], -x);
+              const double t = s[j] + x;                // TwoSum: t + w == s + x exactly
+              const double z = t - s[j];
+              const double w = (s[j] - (t - z)) + (x - z);
+              s[j] = t;
+              e[j] += w + y;
+            }
+          }
+          for (int64_t j = 0; j < jn; ++j) {
+            const double dot = s[j] + e[j];
+            double& c = C(i * n + j0 + j);
+            c = beta == 0.0 ? alpha * dot : alpha * dot + beta * c;
+          }
+        }
+      });
+  Kokkos::fence();
+}
+
+// float32: double accumulation (products of floats are exact in double).
+void gemm_f32(const float* a_ptr, const float* b_ptr, float alpha_f, float beta_f, float* c_ptr, int64_t m,
+              int64_t n, int64_t k) {
+  const Kokkos::View<const float*, host_space, unmanaged> A(a_ptr, m * k), B(b_ptr, k * n);
+  const Kokkos::View<float*, host_space, unmanaged> C(c_ptr, m * n);
+  const double alpha = alpha_f, beta = beta_f;
+  const int64_t nblocks = (n + JB - 1) / JB;
+  Kokkos::parallel_for(
+      "glp_reference_gemm_f32", range(0, nblocks), KOKKOS_LAMBDA(const int64_t jb) {
+        const int64_t j0 = jb * JB;
+        const int64_t jn = n - j0 < JB ? n - j0 : JB;
+        double s[JB];
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < jn; ++j) s[j] = 0.0;
+          for (int64_t p = 0; p < k; ++p) {
+            const double a = A(i * k + p);
+            const float* b = &B(p * n + j0);
+            for (int64_t j = 0; j < jn; ++j) s[j] += a * static_cast<double>(b[j]);
+          }
+          for (int64_t j = 0; j < jn; ++j) {
+            float& c = C(i * n + j0 + j);
+            const double r = beta == 0.0 ? alpha * s[j] : alpha * s[j] + beta * static_cast<double>(c);
+            c = static_cast<float>(r);
+          }
+        }
+      });
+  Kokkos::fence();
+}
+
+}  // namespace
+
+GLP_EXPORT int glp_reference(const glp_arg* args, int nargs, const int64_t* sizes) {
+  if (args == nullptr || sizes == nullptr || nargs != 5) return 1;
+  const int32_t t = args[0].dtype;
+  if (t != GLP_FLOAT64 && t != GLP_FLOAT32) return 2;
+  for (int i = 1; i < 5; ++i)
+    if (args[i].dtype != t) return 2;
+  const int64_t m = sizes[0], n = sizes[1], k = sizes[2];
+  if (m < 0 || n < 0 || k < 0) return 3;
+  if (args[0].count != m * k || args[1].count != k * n || args[2].count != 1 || args[3].count != 1 ||
+      args[4].count != m * n)
+    return 4;
+  for (int i = 0; i < 5; ++i)
+    if (args[i].data == nullptr && args[i].count > 0) return 5;
+  if (!Kokkos::is_initialized()) return 6;
+  if (m == 0 || n == 0) return 0;
+  if (t == GLP_FLOAT64)
+    gemm_f64(static_cast<const double*>(args[0].data), static_cast<const double*>(args[1].data),
+             *static_cast<const double*>(args[2].data), *static_cast<const double*>(args[3].data),
+             static_cast<double*>(args[4].data), m, n, k);
+  else
+    gemm_f32(static_cast<const float*>(args[0].data), static_cast<const float*>(args[1].data),
+             *static_cast<const float*>(args[2].data), *static_cast<const float*>(args[3].data),
+             static_cast<float*>(args[4].data), m, n, k);
+  return 0;
+}
