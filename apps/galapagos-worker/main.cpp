@@ -1,8 +1,8 @@
 // galapagos-worker: the sandboxed process that loads one candidate and runs it on request.
 // Started by the orchestrator only (eval/worker_process.cpp), never by users:
-//   galapagos-worker SOCKET_FD ARENA_FD ARENA_BYTES THREADS FLUSH_BYTES AS_BYTES CPU_SECONDS
+//   galapagos-worker SOCKET_FD ARENA_FD ARENA_BYTES THREADS FLUSH_BYTES AS_BYTES CPU_SECONDS BACKEND DEVICE
 // It knows nothing about the search, the reference or the expected outputs: it maps the arena,
-// hands its addresses to the candidate, times the call and reports on the socket.
+// stages its contents onto the device, times the candidate and reports on the socket.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,14 +19,14 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cpu/cpu_device.hpp"
+#include "backends/device.hpp"
 #include "eval/protocol.hpp"
 #include "eval/sandbox.hpp"
 
 namespace {
 
 using namespace galapagos::eval;
-namespace cpu = galapagos::backends::cpu;
+namespace be = galapagos::backends;
 
 [[noreturn]] void die(const std::string& what) {
   std::fprintf(stderr, "galapagos-worker: %s\n", what.c_str());
@@ -35,18 +35,22 @@ namespace cpu = galapagos::backends::cpu;
 
 std::uint64_t arg_u64(char** argv, int i) { return std::strtoull(argv[i], nullptr, 10); }
 
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
 struct worker {
   int socket_fd;
   std::byte* arena;
   std::uint64_t arena_bytes;
-  cpu::device& dev;
-  cpu::kernel_fn kernel = nullptr;
-  cpu::kernel_fn setup = nullptr;  // optional glp_setup: same signature
+  be::device& dev;
+  be::kernel_fn kernel = nullptr;
+  be::kernel_fn setup = nullptr;  // optional glp_setup: same signature
   int baseline_threads = 0;
+  std::vector<be::arena_arg> host_args;
+  std::vector<glp_arg> staged;
 
   void send(protocol::reply& r) {
     r.magic_value = protocol::magic;
-    r.replied_at_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    r.replied_at_s = now_s();
     if (write(socket_fd, &r, sizeof r) != static_cast<ssize_t>(sizeof r)) std::_Exit(121);
   }
 
@@ -67,8 +71,8 @@ struct worker {
     baseline_threads = sandbox::thread_count();
     void* h = dlopen(q.path, RTLD_NOW | RTLD_LOCAL);
     if (h) {
-      kernel = reinterpret_cast<cpu::kernel_fn>(dlsym(h, "glp_kernel"));
-      setup = reinterpret_cast<cpu::kernel_fn>(dlsym(h, "glp_setup"));
+      kernel = reinterpret_cast<be::kernel_fn>(dlsym(h, "glp_kernel"));
+      setup = reinterpret_cast<be::kernel_fn>(dlsym(h, "glp_setup"));
     }
     if (!kernel) {
       r.status = protocol::reply_status::load_error;
@@ -76,22 +80,28 @@ struct worker {
     }
   }
 
-  void run(const protocol::request& q, protocol::reply& r) {
-    if (!kernel || q.nargs < 0 || q.nargs > protocol::max_args || q.nsizes < 0 || q.nsizes > protocol::max_sizes) {
-      r.status = protocol::reply_status::bad_request;
-      return;
-    }
-    std::vector<glp_arg> args(static_cast<std::size_t>(q.nargs));
+  bool read_args(const protocol::request& q) {
+    if (q.nargs < 0 || q.nargs > protocol::max_args || q.nsizes < 0 || q.nsizes > protocol::max_sizes) return false;
+    host_args.clear();
     for (int i = 0; i < q.nargs; ++i) {
       const auto& s = q.args[i];
-      if (s.offset > arena_bytes) { r.status = protocol::reply_status::bad_request; return; }
-      args[i] = glp_arg{arena + s.offset, s.count, s.dtype, s.intent};
+      const std::uint64_t bytes = static_cast<std::uint64_t>(s.count) * be::dtype_bytes(s.dtype);
+      if (s.count < 0 || s.offset > arena_bytes || bytes > arena_bytes - s.offset) return false;
+      host_args.push_back({arena + s.offset, s.count, s.dtype, s.intent});
+    }
+    return true;
+  }
+
+  void run(const protocol::request& q, protocol::reply& r) {
+    if (!kernel || staged.size() != static_cast<std::size_t>(q.nargs) || q.nsizes < 0 || q.nsizes > protocol::max_sizes) {
+      r.status = protocol::reply_status::bad_request;
+      return;
     }
     std::vector<std::int64_t> sizes(q.sizes, q.sizes + q.nsizes);
     try {
       int rc = 0;
       if ((q.flags & protocol::run_setup_first) && setup) {
-        r.setup_time_s = dev.run(setup, args, sizes, rc);
+        r.setup_time_s = dev.run(setup, staged, sizes, rc);
         if (rc != 0) {
           r.status = protocol::reply_status::kernel_error;
           r.kernel_rc = rc;
@@ -99,11 +109,13 @@ struct worker {
           return;
         }
       }
-      r.time_s = dev.run(kernel, args, sizes, rc);
+      r.time_s = dev.run(kernel, staged, sizes, rc);
       r.kernel_rc = rc;
       if (rc != 0) r.status = protocol::reply_status::kernel_error;
     } catch (const std::bad_alloc&) {
       r.status = protocol::reply_status::out_of_memory;
+    } catch (const be::device_fault&) {
+      throw;
     } catch (...) {
       r.status = protocol::reply_status::exception;
     }
@@ -121,6 +133,28 @@ struct worker {
     }
   }
 
+  void handle(const protocol::request& q, protocol::reply& r) {
+    switch (q.kind) {
+      case protocol::request_kind::load: load(q, r); break;
+      case protocol::request_kind::stage:
+        if (!read_args(q)) r.status = protocol::reply_status::bad_request;
+        else staged = dev.stage(host_args);
+        break;
+      case protocol::request_kind::run: run(q, r); break;
+      case protocol::request_kind::collect: dev.collect(host_args, staged); break;
+      case protocol::request_kind::flush: dev.flush(); break;
+      case protocol::request_kind::probe: {
+        const auto c = dev.probe();
+        r.ceilings[0] = c.bandwidth_gbs;
+        r.ceilings[1] = c.peak_gflops;
+        r.ceilings[2] = c.peak_gflops_f32;
+        break;
+      }
+      case protocol::request_kind::ping: break;
+      default: r.status = protocol::reply_status::bad_request;
+    }
+  }
+
   void serve() {
     for (;;) {
       protocol::request q{};
@@ -128,17 +162,21 @@ struct worker {
       if (n == 0) return;  // orchestrator closed the channel
       if (n != static_cast<ssize_t>(sizeof q) || q.magic_value != protocol::magic) std::_Exit(122);
       protocol::reply r{};
-      r.received_at_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+      r.received_at_s = now_s();
       r.kind = q.kind;
       r.nonce = q.nonce;
       r.status = protocol::reply_status::ok;
-      switch (q.kind) {
-        case protocol::request_kind::load: load(q, r); break;
-        case protocol::request_kind::run: run(q, r); break;
-        case protocol::request_kind::flush: dev.flush(); break;
-        case protocol::request_kind::ping: break;
-        case protocol::request_kind::quit: send(r); return;
-        default: r.status = protocol::reply_status::bad_request;
+      if (q.kind == protocol::request_kind::quit) {
+        send(r);
+        return;
+      }
+      try {
+        handle(q, r);
+      } catch (const be::device_fault& e) {
+        r.status = protocol::reply_status::device_fault;
+        std::snprintf(r.message, sizeof r.message, "%s", e.what());
+        send(r);
+        std::_Exit(123);  // the device context is gone: nothing after this could be trusted
       }
       send(r);
     }
@@ -148,7 +186,7 @@ struct worker {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 8) die("started with the wrong arguments: this program is run by galapagos itself");
+  if (argc != 10) die("started with the wrong arguments: this program is run by galapagos itself");
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   const int socket_fd = static_cast<int>(arg_u64(argv, 1));
   const int arena_fd = static_cast<int>(arg_u64(argv, 2));
@@ -158,14 +196,26 @@ int main(int argc, char** argv) {
   sandbox::limits lim;
   lim.address_space_bytes = arg_u64(argv, 6);
   lim.cpu_seconds = arg_u64(argv, 7);
+  const std::string backend = argv[8];
+  const int device_index = static_cast<int>(arg_u64(argv, 9));
 
   fcntl(socket_fd, F_SETFD, FD_CLOEXEC);  // the result channel never reaches another program
   // Populated now, so that no timed run pays for first-touch page faults.
   void* arena = mmap(nullptr, arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, arena_fd, 0);
   if (arena == MAP_FAILED) die("cannot map the shared arena");
   close(arena_fd);
-  cpu::device dev(threads, flush_bytes);
+  std::unique_ptr<be::device> dev;
   try {
+    // The device runtime starts before the sandbox closes: it opens device files and reserves
+    // address space that no candidate may touch afterwards.
+    if (backend == "cpu") {
+      dev = be::make_cpu_device(threads, flush_bytes);
+    } else if (backend == "cuda") {
+      dev = be::make_cuda_device(device_index);
+      lim.address_space_bytes = 0;  // the CUDA driver reserves the whole unified address space
+    } else {
+      die("unknown backend '" + backend + "'");
+    }
 #if defined(__SANITIZE_ADDRESS__)
     lim.address_space_bytes = 0;  // AddressSanitizer reserves terabytes of address space
 #endif
@@ -173,9 +223,9 @@ int main(int argc, char** argv) {
     sandbox::drop_privileges();
     sandbox::install_filter();
   } catch (const std::exception& e) {
-    die(std::string("sandbox setup failed: ") + e.what());
+    die(std::string("setup failed: ") + e.what());
   }
-  worker w{socket_fd, static_cast<std::byte*>(arena), arena_bytes, dev};
+  worker w{socket_fd, static_cast<std::byte*>(arena), arena_bytes, *dev};
   w.serve();
   return 0;
 }

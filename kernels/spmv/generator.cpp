@@ -342,7 +342,7 @@ structure make_mtx(const std::string& spec, const std::string& path) {
   return s;
 }
 
-std::shared_ptr<const structure> build(const std::string& spec) {
+std::shared_ptr<const structure> build_any(const std::string& spec) {
   static const std::string prefix = "mtx:";
   const auto first = spec.find_first_not_of(" \t");
   if (first != std::string::npos && spec.compare(first, prefix.size(), prefix) == 0) {
@@ -357,6 +357,13 @@ std::shared_ptr<const structure> build(const std::string& spec) {
   if (p.kind == "powerlaw") return std::make_shared<structure>(make_powerlaw(p));
   if (p.kind == "random") return std::make_shared<structure>(make_random(p));
   p.fail("unknown matrix kind '" + p.kind + "' (poisson7, poisson27, banded, powerlaw, random, or mtx:PATH)");
+}
+
+std::shared_ptr<const structure> build(const std::string& spec) {
+  auto s = build_any(spec);
+  if (s->nnz() < 1)  // galapagos needs every argument non-empty
+    throw spec_error("problem '" + spec + "': the matrix has no stored entries; spmv needs at least one");
+  return s;
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -305,8 +305,9 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
   MPI_Bcast(best_name.data(), name_len, MPI_CHAR, 0, comm);
 
   // Hardware probes of every island, for the file.
-  std::vector<double> probe_numbers = {s->probe.bandwidth_gbs, s->probe.peak_gflops, static_cast<double>(s->probe.cores),
-                                       static_cast<double>(s->probe.llc_bytes), s->probe.peak_gflops_f32};
+  const auto& ceil = s->evaluator->machine();  // the device's when the backend is a GPU
+  std::vector<double> probe_numbers = {ceil.bandwidth_gbs, ceil.peak_gflops, static_cast<double>(s->probe.cores),
+                                       static_cast<double>(s->probe.llc_bytes), ceil.peak_gflops_f32};
   constexpr int probe_fields = 5;
   std::vector<double> all_probes(probe_fields * static_cast<std::size_t>(size));
   MPI_Gather(probe_numbers.data(), probe_fields, MPI_DOUBLE, all_probes.data(), probe_fields, MPI_DOUBLE, 0, comm);

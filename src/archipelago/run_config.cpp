@@ -27,7 +27,7 @@ double fraction(const toml_section& s, const std::string& key, double dflt) {
 void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
   e.allow_only({"fitness_size", "fitness_problem", "threads", "timeout_s", "seeds", "warmup", "min_repetitions", "max_repetitions",
                 "target_spread", "time_cap_s", "physics_margin", "memory_limit_mb", "cache_dir", "scratch_dir",
-                "compiler", "node_lock", "final_rounds", "perturb_count"});
+                "compiler", "device", "node_lock", "final_rounds", "perturb_count"});
   ev.fitness_size = e.str("fitness_size", ev.fitness_size);
   ev.fitness_problem = e.str("fitness_problem", ev.fitness_problem);
   ev.threads = positive(e, "threads", ev.threads, 0);
@@ -46,6 +46,7 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
   if (e.has("cache_dir")) ev.cache_dir = e.str("cache_dir");
   ev.scratch_dir = e.str("scratch_dir", ev.scratch_dir.string());
   ev.compiler = e.str("compiler", ev.compiler);
+  ev.device = static_cast<int>(e.integer("device", ev.device));
   c.node_lock = e.str("node_lock", c.node_lock.string());
   c.final_rounds = positive(e, "final_rounds", c.final_rounds);
 }

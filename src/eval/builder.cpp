@@ -81,10 +81,19 @@ builder::builder(std::string compiler, std::filesystem::path cache_dir, double t
   std::error_code ec;
   std::filesystem::create_directories(cache_dir_, ec);
   if (ec) throw error(cache_dir_.string(), "cannot create the build cache folder: " + ec.message());
+  identity(compiler_);
+}
+
+const std::string& builder::identity(const std::string& compiler) const {
+  auto it = identities_.find(compiler);
+  if (it != identities_.end()) return it->second;
   std::string out;
-  if (run_program({compiler_, "--version"}, out, 30) != 0)
-    throw error(compiler_, "compiler not usable: " + out.substr(0, 200));
-  identity_ = out.substr(0, out.find('\n'));
+  if (run_program({compiler, "--version"}, out, 30) != 0)
+    throw error(compiler, "compiler not usable: " + out.substr(0, 200));
+  // nvcc prints its release on the last line, g++ on the first.
+  std::string id = out;
+  while (!id.empty() && id.back() == '\n') id.pop_back();
+  return identities_[compiler] = id;
 }
 
 namespace {
@@ -107,13 +116,16 @@ build_result builder::build(const build_request& r) const {
 
   std::vector<std::string> include_dirs = r.include_dirs;
   if (!r.source.empty()) include_dirs.push_back(std::filesystem::absolute(r.source).parent_path().string());
+  const std::string& compiler = r.compiler.empty() ? compiler_ : r.compiler;
+  const std::vector<std::string> shared = r.shared_flags.empty()
+      ? std::vector<std::string>{"-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"} : r.shared_flags;
   util::content_hash key;
-  key.add(identity_).add(text);
+  key.add(identity(compiler)).add(text);
   for (const auto& dir : include_dirs)
     for (const auto& e : std::filesystem::directory_iterator(dir, std::filesystem::directory_options::skip_permission_denied))
       if (e.is_regular_file() && (e.path().extension() == ".h" || e.path().extension() == ".hpp"))
         key.add(e.path().filename().string()).add(util::read_file(e.path().string()));
-  for (const std::vector<std::string>* list : std::initializer_list<const std::vector<std::string>*>{&r.flags, &r.defines, &include_dirs, &r.libs})
+  for (const std::vector<std::string>* list : std::initializer_list<const std::vector<std::string>*>{&r.flags, &shared, &r.defines, &include_dirs, &r.libs})
     for (const auto& s : *list) key.add(s);
   out.key = key.hex();
 
@@ -122,9 +134,9 @@ build_result builder::build(const build_request& r) const {
   const auto src = cache_dir_ / (out.key + r.source.extension().string());
   out.shared_object = so;
 
-  std::vector<std::string> argv = {compiler_};
+  std::vector<std::string> argv = {compiler};
   for (const auto& f : r.flags) argv.push_back(f);
-  for (const auto& f : {"-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"}) argv.emplace_back(f);
+  for (const auto& f : shared) argv.push_back(f);
   for (const auto& d : include_dirs) argv.push_back("-I" + d);
   for (const auto& d : r.defines) argv.push_back("-D" + d);
   argv.push_back(src.string());

@@ -4,12 +4,15 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace galapagos::eval {
 
 struct build_request {
+  std::string compiler;                   // empty: the builder's default (g++)
+  std::vector<std::string> shared_flags;  // how this compiler makes a shared object; empty: g++'s
   std::filesystem::path source;
   std::string source_text;                // empty: read from `source`
   std::vector<std::string> flags;         // the family's flags
@@ -31,16 +34,18 @@ struct build_result {
 
 class builder {
  public:
-  // compiler: a C++ compiler driver (g++). cache_dir is created if needed.
+  // compiler: the default C++ compiler driver (g++). cache_dir is created if needed.
   builder(std::string compiler, std::filesystem::path cache_dir, double timeout_s = 300);
   build_result build(const build_request& r) const;
-  const std::string& compiler_identity() const { return identity_; }
+  const std::string& compiler_identity() const { return identity(compiler_); }
+  // The compiler's version line, asked once (throws galapagos::error when it does not run).
+  const std::string& identity(const std::string& compiler) const;
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
 
  private:
   std::string compiler_;
   std::filesystem::path cache_dir_;
-  std::string identity_;  // first line of `compiler --version`
+  mutable std::map<std::string, std::string> identities_;
   double timeout_s_;
 };
 

@@ -76,6 +76,9 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
       secret_(secret_seed),
       builder_(settings_.compiler, settings_.cache_dir.empty() ? default_cache_dir() : settings_.cache_dir) {
   family_.backend(backend_);  // throws for a backend the family lacks
+  toolchain_ = toolchain_for(backend_, settings_.compiler, abi_include_dir(f));
+  if (toolchain_.worker_backend != "cpu")
+    device_index_ = settings_.device >= 0 ? settings_.device : local_device_index(nvidia_gpus().count);
   void* ref = load_trusted(f.reference_source, "reference");
   reference_ = reinterpret_cast<reference_fn>(dlsym(ref, "glp_reference"));
   if (!reference_) throw error(f.reference_source.string(), "the reference does not export glp_reference");
@@ -104,6 +107,22 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   for (std::size_t i = 0; i < accept.size(); ++i)
     accept_problems_.push_back(std::make_unique<problem>(f, accept[i], *arena_, f.accept_sizes[i].generator_spec, gen));
   timing_problem_ = std::make_unique<problem>(f, fitness_, *arena_, fitness_spec_, gen);
+  if (toolchain_.worker_backend != "cpu") probe_device();
+}
+
+// A device's ceilings are measured by a worker: only the worker links the device runtime.
+void evaluator::probe_device() {
+  auto s = start_worker();
+  measurement m;
+  protocol::request q{};
+  q.kind = protocol::request_kind::probe;
+  const auto r = s->worker->call(q, std::max(settings_.timeout_s, 120.0));
+  if (!r.replied || r.reply.status != protocol::reply_status::ok)
+    throw error(toolchain_.worker_backend + " device " + std::to_string(device_index_),
+                "cannot probe the device: " + (r.replied ? std::string(r.reply.message) : r.status + " " + r.reason));
+  ceilings_.bandwidth_gbs = r.reply.ceilings[0];
+  ceilings_.peak_gflops = r.reply.ceilings[1];
+  ceilings_.peak_gflops_f32 = r.reply.ceilings[2];
 }
 
 void* evaluator::load_trusted(const std::filesystem::path& source, const char* what) {
@@ -145,16 +164,48 @@ double evaluator::floor_s(const families::sizes& s) const {
   return t;
 }
 
+std::unique_ptr<evaluator::session> evaluator::start_worker() {
+  worker_options opt;
+  opt.executable = default_worker_executable();
+  opt.scratch_root = settings_.scratch_dir;
+  opt.threads = settings_.threads;
+  opt.flush_bytes = 3 * ceilings_.llc_bytes;
+  opt.address_space_bytes = arena_->bytes() + opt.flush_bytes + settings_.memory_limit_bytes;
+  opt.cpu_seconds = static_cast<std::uint64_t>(std::max(120.0, 20 * settings_.timeout_s));
+  opt.backend = toolchain_.worker_backend;
+  opt.device_index = device_index_;
+  auto s = std::make_unique<session>();
+  s->worker = std::make_unique<worker_process>(opt, *arena_);
+  return s;
+}
+
+// The fastest of a few empty requests: what the orchestrator's clock adds around a run.
+bool evaluator::calibrate(session& s, measurement& m) {
+  protocol::request ping{};
+  ping.kind = protocol::request_kind::ping;
+  s.round_trip_s = 1.0;
+  for (int i = 0; i < 8; ++i) {
+    const auto r = s.worker->call(ping, settings_.timeout_s);
+    if (!r.replied) {
+      m.status = r.status;
+      m.reason = r.reason + " (after loading)";
+      return false;
+    }
+    s.round_trip_s = std::min(s.round_trip_s, r.elapsed_s);
+  }
+  return true;
+}
+
 std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, measurement& m) {
-  const auto& b = family_.backend(backend_);
   build_request r;
+  r.compiler = toolchain_.compiler;
+  r.shared_flags = toolchain_.shared_flags;
   r.source = c.source;
   r.source_text = c.text;
   r.flags = c.flags;
   r.libs = c.libs;
   r.include_dirs = {abi_include_dir(family_).string()};
   for (const auto& [k, v] : c.params) r.defines.push_back("GLP_" + k + "=" + v);
-  (void)b;
   const auto built = builder_.build(r);
   m.source_hash = built.source_hash;
   m.compile_time_s = built.compile_time_s;
@@ -171,15 +222,7 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
     m.reason = bad;
     return nullptr;
   }
-  worker_options opt;
-  opt.executable = default_worker_executable();
-  opt.scratch_root = settings_.scratch_dir;
-  opt.threads = settings_.threads;
-  opt.flush_bytes = 3 * ceilings_.llc_bytes;
-  opt.address_space_bytes = arena_->bytes() + opt.flush_bytes + settings_.memory_limit_bytes;
-  opt.cpu_seconds = static_cast<std::uint64_t>(std::max(120.0, 20 * settings_.timeout_s));
-  auto s = std::make_unique<session>();
-  s->worker = std::make_unique<worker_process>(opt, *arena_);
+  auto s = start_worker();
   protocol::request q{};
   q.kind = protocol::request_kind::load;
   const std::string path = built.shared_object.string();
@@ -200,36 +243,51 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
     m.reason = res.reply.message;
     return nullptr;
   }
-  protocol::request ping{};
-  ping.kind = protocol::request_kind::ping;
-  s->round_trip_s = 1.0;
-  for (int i = 0; i < 8; ++i) {
-    const auto r = s->worker->call(ping, settings_.timeout_s);
-    if (!r.replied) {
-      m.status = r.status;
-      m.reason = r.reason + " (after loading)";
-      return nullptr;
-    }
-    s->round_trip_s = std::min(s->round_trip_s, r.elapsed_s);
-  }
+  if (!calibrate(*s, m)) return nullptr;
   return s;
 }
 
-// Runs the staged problem once (after the candidate's glp_setup, when this is a problem
-// instance the session has not prepared yet). Returns false with m.status set on failure.
+// One request that must simply succeed (stage, flush, collect). False with m.status set when not.
+bool evaluator::request(session& s, protocol::request_kind kind, const protocol::request* args, measurement& m) {
+  protocol::request q = args ? *args : protocol::request{};
+  q.kind = kind;
+  const auto r = s.worker->call(q, settings_.timeout_s);
+  if (!r.replied) {
+    m.status = r.status;
+    m.reason = r.reason;  // never the candidate's own output: it could carry what it read
+    return false;
+  }
+  if (r.reply.status == protocol::reply_status::device_fault) {
+    m.status = "crash";
+    m.reason = std::string("device fault: ") + r.reply.message;
+    return false;
+  }
+  if (r.reply.status != protocol::reply_status::ok) {
+    m.status = "protocol_error";
+    m.reason = "unexpected worker reply";
+    return false;
+  }
+  return true;
+}
+
+// Runs the problem once: stage its arena onto the device, flush the caches when timing, call the
+// candidate (after its glp_setup, when this is a problem instance the session has not prepared
+// yet), collect the results back into the arena. Returns false with m.status set on failure.
 // The worker shares its address space with the candidate, so its clock is believed only within
 // the orchestrator's own measurement around the request. A disagreement can also be a hiccup
-// of a loaded node, so the run is staged and repeated; only a persistent one is a verdict.
-bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s) {
+// of a loaded node, so the run is repeated; only a persistent one is a verdict.
+bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s, bool flush) {
   const auto& chk = settings_.checks;
   for (int attempt = 0;; ++attempt) {
     protocol::request q = p.run_request();
+    if (!request(s, protocol::request_kind::stage, &q, m)) return false;
+    if (flush && !request(s, protocol::request_kind::flush, nullptr, m)) return false;
     const bool setup = s.set_up[&p] != p.instance();
     if (setup) q.flags |= protocol::run_setup_first;
     const auto r = s.worker->call(q, settings_.timeout_s);
     if (!r.replied) {
       m.status = r.status;
-      m.reason = r.reason;  // never the candidate's own output: it could carry what it read
+      m.reason = r.reason;
       return false;
     }
     using rs = protocol::reply_status;
@@ -238,6 +296,7 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s)
       case rs::kernel_error: m.status = "kernel_error"; m.reason = r.reply.message[0] ? r.reply.message : "entry point returned " + std::to_string(r.reply.kernel_rc); return false;
       case rs::out_of_memory: m.status = "out_of_memory"; m.reason = "std::bad_alloc escaped the entry point"; return false;
       case rs::exception: m.status = "crash"; m.reason = "a C++ exception escaped the entry point"; return false;
+      case rs::device_fault: m.status = "crash"; m.reason = std::string("device fault: ") + r.reply.message; return false;
       case rs::leaked_thread: m.status = "leaked_thread"; m.reason = std::to_string(r.reply.extra_threads) + " threads still running after the entry point returned"; return false;
       default: m.status = "protocol_error"; m.reason = "unexpected worker reply"; return false;
     }
@@ -245,6 +304,7 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s)
       s.set_up[&p] = p.instance();
       if (&p == timing_problem_.get()) m.setup_time_s = r.reply.setup_time_s;
     }
+    if (!request(s, protocol::request_kind::collect, nullptr, m)) return false;
     const double t = r.reply.time_s;
     const double worker_total = t + (setup ? r.reply.setup_time_s : 0.0);
     const double lower = (r.elapsed_s - s.round_trip_s) * (1 - chk.timer_slack_rel) - chk.timer_slack_s;
@@ -273,7 +333,7 @@ bool evaluator::accept(session& s, measurement& m) {
       p->compute_reference(reference_);
       p->stage();
       double t = 0;
-      if (!run_once(s, *p, m, t)) return false;
+      if (!run_once(s, *p, m, t, false)) return false;
       const verdict v = p->verify();
       m.rel_error = std::max(m.rel_error, v.rel_error);
       ++m.verified_runs;
@@ -293,16 +353,8 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
     p.compute_reference(reference_);
   }
   p.stage();
-  protocol::request flush{};
-  flush.kind = protocol::request_kind::flush;
-  const auto fr = s.worker->call(flush, settings_.timeout_s);
-  if (!fr.replied) {
-    m.status = fr.status;
-    m.reason = fr.reason + " (during cache flush)";
-    return false;
-  }
   double t = 0;
-  if (!run_once(s, p, m, t)) return false;
+  if (!run_once(s, p, m, t, true)) return false;
   const double floor = floor_s(p.size());
   if (floor > 0 && t < floor / settings_.checks.physics_margin) {
     m.status = "suspect_too_fast";

@@ -14,6 +14,7 @@
 #include "eval/builder.hpp"
 #include "eval/probe.hpp"
 #include "eval/problem.hpp"
+#include "eval/toolchain.hpp"
 #include "eval/worker_process.hpp"
 #include "families/family.hpp"
 
@@ -49,6 +50,7 @@ struct eval_settings {
   std::filesystem::path cache_dir;  // empty: default_cache_dir()
   std::filesystem::path scratch_dir = "/tmp";
   std::string compiler = "g++";
+  int device = -1;  // GPU index; -1: the node-local rank modulo the GPU count
 };
 
 struct measurement {
@@ -98,7 +100,11 @@ class evaluator {
   std::unique_ptr<session> open(const candidate_source& c, measurement& m);
   bool accept(session& s, measurement& m);
   bool timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed);
-  bool run_once(session& s, problem& p, measurement& m, double& time_s);
+  bool run_once(session& s, problem& p, measurement& m, double& time_s, bool flush);
+  bool request(session& s, protocol::request_kind kind, const protocol::request* args, measurement& m);
+  std::unique_ptr<session> start_worker();
+  bool calibrate(session& s, measurement& m);
+  void probe_device();
   families::sizes resolve(const families::problem_spec& p) const;
   void* load_trusted(const std::filesystem::path& source, const char* what);
   void finish_statistics(measurement& m, std::vector<double> times) const;
@@ -110,6 +116,8 @@ class evaluator {
   std::uint64_t secret_;
   std::uint64_t counter_ = 0;
   builder builder_;
+  toolchain toolchain_;
+  int device_index_ = 0;
   families::sizes fitness_;
   std::unique_ptr<arena> arena_;
   std::vector<void*> trusted_handles_;  // reference and generator

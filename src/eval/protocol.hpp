@@ -15,7 +15,9 @@ inline constexpr int path_bytes = 1024;
 inline constexpr int preload_bytes = 4096;
 inline constexpr int message_bytes = 512;
 
-enum class request_kind : std::uint32_t { load = 1, run = 2, flush = 3, quit = 4, ping = 5 };
+// A timed run is: stage (arena -> device), flush, run, collect (device -> arena). On the CPU
+// stage and collect do nothing: the kernel works on the arena in place.
+enum class request_kind : std::uint32_t { load = 1, run = 2, flush = 3, quit = 4, ping = 5, stage = 6, collect = 7, probe = 8 };
 
 struct arg_slot {
   std::uint64_t offset;  // byte offset in the arena
@@ -47,6 +49,7 @@ enum class reply_status : std::int32_t {
   exception = 4,       // another C++ exception escaped
   leaked_thread = 5,   // the entry point returned with threads of its own still running
   bad_request = 6,
+  device_fault = 7,    // the device is lost (illegal address, ...): the worker ends after replying
 };
 
 struct reply {
@@ -58,6 +61,7 @@ struct reply {
   double time_s;             // run: the worker's clock around the entry point
   double setup_time_s;       // run: around glp_setup, when it was called
   std::int32_t extra_threads;
+  double ceilings[3];        // probe: bandwidth GB/s, float64 and float32 GFLOP/s
   double received_at_s;      // steady clock (CLOCK_MONOTONIC, shared by both processes)
   double replied_at_s;
   char message[message_bytes];

@@ -83,12 +83,16 @@ worker_process::worker_process(const worker_options& opt, const arena& shared)
                                    std::to_string(opt.threads),
                                    std::to_string(opt.flush_bytes),
                                    std::to_string(opt.address_space_bytes),
-                                   std::to_string(opt.cpu_seconds)};
+                                   std::to_string(opt.cpu_seconds),
+                                   opt.backend,
+                                   std::to_string(opt.device_index)};
   // A clean environment: nothing that could carry keys or tokens reaches candidate code.
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C", "HOME=" + scratch_.string(),
                                   std::string("LD_LIBRARY_PATH=") + (std::getenv("LD_LIBRARY_PATH") ? std::getenv("LD_LIBRARY_PATH") : ""),
                                   "TMPDIR=" + scratch_.string(), "OMP_NUM_THREADS=" + std::to_string(opt.threads > 0 ? opt.threads : std::thread::hardware_concurrency()),
                                   "OMP_WAIT_POLICY=PASSIVE"};
+  // Which GPUs a job may use is set by the batch system; it is not a secret.
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) env.push_back(std::string("CUDA_VISIBLE_DEVICES=") + v);
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

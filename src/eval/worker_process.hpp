@@ -21,6 +21,8 @@ struct worker_options {
   std::size_t flush_bytes = 64u << 20;
   std::uint64_t address_space_bytes = 0;  // 0 = no limit
   std::uint64_t cpu_seconds = 120;
+  std::string backend = "cpu";  // the worker's device backend: cpu | cuda
+  int device_index = 0;
 };
 
 // The result of one request: either a valid reply, or why there is none.

@@ -82,8 +82,12 @@ TEST_F(Eval, CompileErrorIsAStatusWithTheCompilerMessage) {
 
 TEST_F(Eval, NothingIsCompiledTwice) {
   ge::builder b("g++", std::filesystem::temp_directory_path() / "galapagos-test-cache-2");
-  ge::build_request r{source_dir / "tests/data/inline.cpp", std::string(copy_only) + "\n// " + std::to_string(::getpid()),
-                      {"-O1"}, {"GLP_X=1"}, {(source_dir / "kernels/include").string()}, {}};
+  ge::build_request r;
+  r.source = source_dir / "tests/data/inline.cpp";
+  r.source_text = std::string(copy_only) + "\n// " + std::to_string(::getpid());
+  r.flags = {"-O1"};
+  r.defines = {"GLP_X=1"};
+  r.include_dirs = {(source_dir / "kernels/include").string()};
   const auto first = b.build(r);
   ASSERT_TRUE(first.ok) << first.log;
   EXPECT_FALSE(first.cached);

@@ -305,10 +305,10 @@ TEST_F(store_test, tables_exist_after_create_with_struct_field_names) {
   const std::vector<std::pair<const char*, names>> tables = {
       {"/candidates",
        {"id", "island", "generation", "origin", "status", "reason", "params", "parents",
-        "source_hash", "compile_time_s", "eval_time_s", "time_median_s", "time_min_s",
+        "source_hash", "compile_time_s", "setup_time_s", "eval_time_s", "time_median_s", "time_min_s",
         "time_spread_s", "repetitions", "rel_error", "speedup", "roofline_fraction"}},
       {"/baselines",
-       {"name", "status", "reason", "source_hash", "time_median_s", "time_min_s", "time_spread_s",
+       {"name", "status", "reason", "source_hash", "setup_time_s", "time_median_s", "time_min_s", "time_spread_s",
         "repetitions", "rel_error", "roofline_fraction"}},
       {"/populations", {"island", "generation", "rank", "candidate_id", "fitness"}},
       {"/migrations",
@@ -317,7 +317,7 @@ TEST_F(store_test, tables_exist_after_create_with_struct_field_names) {
        {"island", "generation", "evaluated", "failed", "best_time_s", "best_speedup",
         "wall_time_s"}},
       {"/machine",
-       {"island", "host", "cpu_model", "cores", "llc_bytes", "bandwidth_gbs", "peak_gflops"}},
+       {"island", "host", "cpu_model", "cores", "llc_bytes", "bandwidth_gbs", "peak_gflops", "peak_gflops_f32"}},
   };
   for (const auto& [table, want] : tables) {
     EXPECT_EQ(row_count(h, table), 0u) << table;

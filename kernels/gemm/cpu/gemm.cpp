@@ -312,8 +312,10 @@ inline void micro(std::int64_t kc, const real* __restrict a, std::int64_t lda, c
   GLP_PRAGMA(GCC unroll GLP_UNROLL)
   for (std::int64_t p = 0; p < kc; ++p) {
     const real* bp = PACKED ? b + p * NR : b + p * ldb;
+    GLP_PRAGMA(GCC unroll 32)
     for (std::int64_t r = 0; r < MR; ++r) {
       const real ar = PACKED ? a[p * MR + r] : a[r * lda + p];
+      GLP_PRAGMA(GCC unroll 128)
       for (std::int64_t j = 0; j < NR; ++j) acc[r][j] += ar * bp[j];
     }
   }

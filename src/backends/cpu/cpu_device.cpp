@@ -6,9 +6,9 @@
 
 #include <chrono>
 
-namespace galapagos::backends::cpu {
+namespace galapagos::backends {
 
-int widen_affinity() {
+int cpu::widen_affinity() {
   cpu_set_t set;
   CPU_ZERO(&set);
   const long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -20,33 +20,56 @@ int widen_affinity() {
   return CPU_COUNT(&now);
 }
 
-device::device(int threads, std::size_t flush_bytes) {
-  const int cpus = widen_affinity();
-  threads_ = threads > 0 ? threads : cpus;
-  omp_set_num_threads(threads_);
-  omp_set_dynamic(0);
-  flush_buffer_.assign(flush_bytes / sizeof(double) + 1, 1.0);
-  flush();  // starts the OpenMP pool now, before any candidate exists
-}
+namespace {
 
-void device::flush() {
-  double* b = flush_buffer_.data();
-  const long n = static_cast<long>(flush_buffer_.size());
-  double sum = 0;
-#pragma omp parallel for reduction(+ : sum) schedule(static)
-  for (long i = 0; i < n; ++i) {
-    b[i] = b[i] * 0.5 + 1.0;
-    sum += b[i];
+class host_device final : public device {
+ public:
+  host_device(int threads, std::size_t flush_bytes) {
+    const int cpus = cpu::widen_affinity();
+    omp_set_num_threads(threads > 0 ? threads : cpus);
+    omp_set_dynamic(0);
+    flush_buffer_.assign(flush_bytes / sizeof(double) + 1, 1.0);
+    flush();  // starts the OpenMP pool now, before any candidate exists
   }
-  volatile double sink = sum;
-  (void)sink;
+
+  std::vector<glp_arg> stage(const std::vector<arena_arg>& args) override {
+    std::vector<glp_arg> out;
+    for (const auto& a : args) out.push_back(glp_arg{a.host, a.count, a.dtype, a.intent});
+    return out;
+  }
+
+  double run(kernel_fn fn, const std::vector<glp_arg>& args, const std::vector<std::int64_t>& sizes, int& rc) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    rc = fn(args.data(), static_cast<int>(args.size()), sizes.data(), nullptr);
+    const auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(t1 - t0).count();
+  }
+
+  void collect(const std::vector<arena_arg>&, const std::vector<glp_arg>&) override {}  // in place
+
+  void flush() override {
+    double* b = flush_buffer_.data();
+    const long n = static_cast<long>(flush_buffer_.size());
+    double sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (long i = 0; i < n; ++i) {
+      b[i] = b[i] * 0.5 + 1.0;
+      sum += b[i];
+    }
+    volatile double sink = sum;
+    (void)sink;
+  }
+
+  device_ceilings probe() override { return {}; }  // the orchestrator measures the host itself
+
+ private:
+  std::vector<double> flush_buffer_;
+};
+
+}  // namespace
+
+std::unique_ptr<device> make_cpu_device(int threads, std::size_t flush_bytes) {
+  return std::make_unique<host_device>(threads, flush_bytes);
 }
 
-double device::run(kernel_fn fn, const std::vector<glp_arg>& args, const std::vector<std::int64_t>& sizes, int& rc) {
-  const auto t0 = std::chrono::steady_clock::now();
-  rc = fn(args.data(), static_cast<int>(args.size()), sizes.data(), nullptr);
-  const auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration<double>(t1 - t0).count();
-}
-
-}  // namespace galapagos::backends::cpu
+}  // namespace galapagos::backends

@@ -1,0 +1,20 @@
+// stencil3d7, tuned CUDA template: one weighted-Jacobi sweep of the 7-point Laplacian (float64).
+// A thin launcher: the kernels, the parameters (GLP_BLOCK_X, GLP_BLOCK_Y, GLP_UNROLL, GLP_Z_MARCH,
+// GLP_Z_CHUNK, GLP_SHARED, GLP_STREAM) and the argument checks are in
+// ../cuda_hip/stencil3d7_kernels.hpp, shared with the HIP template hip/stencil3d7.hip.
+// args: u (in), v (out), device pointers; sizes: nx, ny, nz. Launches asynchronously on `stream`.
+#include <cuda_runtime.h>
+
+#include "glp_kernel.h"
+#include "../cuda_hip/stencil3d7_kernels.hpp"
+
+GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, void* stream) {
+  glp_stencil3d7::plan p;
+  if (const int rc = glp_stencil3d7::make_plan(args, nargs, sizes, p)) return rc;
+  if (p.n == 0) return 0;
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (p.copy_only)  // a dimension < 3: every point is boundary
+    return cudaMemcpyAsync(p.v, p.u, static_cast<size_t>(p.n) * sizeof(double), cudaMemcpyDeviceToDevice, s) == cudaSuccess ? 0 : 6;
+  glp_stencil3d7::sweep<<<p.grid, p.block, 0, s>>>(p.u, p.v, p.g);
+  return cudaGetLastError() == cudaSuccess ? 0 : 6;
+}

@@ -1,0 +1,23 @@
+// stencil3d7, tuned HIP template: one weighted-Jacobi sweep of the 7-point Laplacian (float64).
+// A thin launcher: the kernels, the parameters (GLP_BLOCK_X, GLP_BLOCK_Y, GLP_UNROLL, GLP_Z_MARCH,
+// GLP_Z_CHUNK, GLP_SHARED, GLP_STREAM) and the argument checks are in
+// ../cuda_hip/stencil3d7_kernels.hpp, shared with the CUDA template cuda/stencil3d7.cu.
+// args: u (in), v (out), device pointers; sizes: nx, ny, nz. Launches asynchronously on `stream`.
+// Builds with hipcc (AMD) or with nvcc -x cu -include glp_hip_on_cuda.h (NVIDIA).
+#ifndef GLP_HIP_ON_CUDA
+#include <hip/hip_runtime.h>
+#endif
+
+#include "glp_kernel.h"
+#include "../cuda_hip/stencil3d7_kernels.hpp"
+
+GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, void* stream) {
+  glp_stencil3d7::plan p;
+  if (const int rc = glp_stencil3d7::make_plan(args, nargs, sizes, p)) return rc;
+  if (p.n == 0) return 0;
+  const hipStream_t s = static_cast<hipStream_t>(stream);
+  if (p.copy_only)  // a dimension < 3: every point is boundary
+    return hipMemcpyAsync(p.v, p.u, static_cast<size_t>(p.n) * sizeof(double), hipMemcpyDeviceToDevice, s) == hipSuccess ? 0 : 6;
+  hipLaunchKernelGGL(glp_stencil3d7::sweep, p.grid, p.block, 0, s, p.u, p.v, p.g);
+  return hipGetLastError() == hipSuccess ? 0 : 6;
+}

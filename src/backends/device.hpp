@@ -1,0 +1,55 @@
+// What galapagos-worker needs from a device, the same parts for every backend (Kokkos' habit):
+// arguments staged from the shared arena onto the device, a timed call of the entry point,
+// results (and inputs, for the unchanged check) collected back, a cache flush, and a probe of
+// the device's ceilings. A backend that was not compiled in is a stub that says so.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "glp_kernel.h"
+
+namespace galapagos::backends {
+
+using kernel_fn = int (*)(const glp_arg*, int, const std::int64_t*, void*);
+
+struct arena_arg {  // one argument's bytes in the shared arena
+  std::byte* host;
+  std::int64_t count;
+  std::int32_t dtype;
+  std::int32_t intent;
+};
+
+// The device is lost (an illegal address, a launch failure): the worker must not go on.
+struct device_fault : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct device_ceilings {
+  double bandwidth_gbs = 0, peak_gflops = 0, peak_gflops_f32 = 0;
+};
+
+class device {
+ public:
+  virtual ~device() = default;
+  // The arguments as the entry point will see them.
+  virtual std::vector<glp_arg> stage(const std::vector<arena_arg>& args) = 0;
+  // Calls fn(args, sizes, stream) and returns its time in seconds; rc is its return value.
+  virtual double run(kernel_fn fn, const std::vector<glp_arg>& args, const std::vector<std::int64_t>& sizes, int& rc) = 0;
+  virtual void collect(const std::vector<arena_arg>& args, const std::vector<glp_arg>& staged) = 0;
+  // Evicts the caches between timed runs.
+  virtual void flush() = 0;
+  virtual device_ceilings probe() = 0;
+};
+
+std::unique_ptr<device> make_cpu_device(int threads, std::size_t flush_bytes);
+// Throws std::runtime_error("CUDA backend not compiled in") where it was not built.
+std::unique_ptr<device> make_cuda_device(int index);
+
+inline std::size_t dtype_bytes(std::int32_t dtype) { return dtype == GLP_FLOAT32 || dtype == GLP_INT32 ? 4 : 8; }
+
+}  // namespace galapagos::backends

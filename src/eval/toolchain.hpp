@@ -1,0 +1,32 @@
+// How candidates of each backend are built and where they run: the compiler and its flags for a
+// shared object, and the worker's device backend. GPUs are discovered with nvidia-smi (the
+// orchestrator never links a device runtime).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace galapagos::eval {
+
+struct toolchain {
+  std::string compiler;
+  std::vector<std::string> shared_flags;  // what makes a position-independent shared object
+  std::string worker_backend;             // cpu | cuda
+};
+
+// backend: cpu | cuda | hip. HIP candidates run on NVIDIA GPUs through nvcc and the project's
+// HIP-to-CUDA header (abi_dir/glp_hip_on_cuda.h). Throws galapagos::error when the backend's
+// compiler or GPU is missing.
+toolchain toolchain_for(const std::string& backend, const std::string& cpu_compiler, const std::filesystem::path& abi_dir);
+
+struct gpu_info {
+  int count = 0;
+  std::string name;
+  std::string arch;  // compute capability without the dot, e.g. "90"
+};
+gpu_info nvidia_gpus();
+// The GPU this rank uses: its node-local rank (Open MPI, Slurm, MPICH) modulo the GPU count.
+int local_device_index(int gpu_count);
+
+}  // namespace galapagos::eval
