@@ -29,7 +29,7 @@ glp_spmv::sell_state g_sell;  // the only state kept between calls: A in another
 
 template <class T>
 void release_one(T*& p) {
-  if (p != nullptr) hipFree(p);
+  if (p != nullptr) (void)hipFree(p);
   p = nullptr;
 }
 

@@ -1,0 +1,419 @@
+// gemm / gemm_f32, GPU kernels shared by the CUDA (cuda/gemm.cu) and HIP (hip/gemm.hip) templates:
+// C = alpha*A*B + beta*C, row-major, no transposes.
+//
+//   A is m x k (A[i*k + p]), B is k x n (B[p*n + j]), C is m x n (C[i*n + j]); alpha and beta are
+//   one-element arrays in device memory (read by the kernel). When beta == 0, C's input is not
+//   read (BLAS convention). The element type is GLP_REAL (double for gemm, float for gemm_f32: the
+//   family's `flags` set it, as for the CPU template); accumulation is in GLP_REAL.
+//
+// Plain CUDA/HIP-common device code: no runtime API calls here. Exactly one kernel,
+// glp_gemm::gemm_kernel, is compiled per parameter point.
+//
+// Structure (the classic shared-memory tiling with a warp tile and a register tile):
+//   a block computes a BM x BN tile of C; threads = (BM/TM)*(BN/TN);
+//   the block tile is split into (BM/WM) x (BN/WN) warp tiles, each covered by
+//   WT = (WM/TM)*(WN/TN) consecutive threads (one warp when WT equals the warp size, which the
+//   family's constraints ask for); inside a warp tile, thread lane (lr, lc) owns the TM x TN
+//   register tile at rows lr*TM.., columns lc*TN..;
+//   for each BK-deep slab of k: the A slab (BM x BK) is stored transposed in shared memory
+//   (As[p][i], rows padded by 16 bytes) and the B slab (BK x BN) as is (Bs[p][j]), so a thread
+//   reads its TM A values and TN B values of one p as contiguous (16-byte vector) loads; then
+//   TM*TN FMAs per p.
+//   Global loads are VEC elements wide (along k for A, along n for B) when the matrix's row length
+//   and base address allow it (checked at run time), element-wise with bounds checks otherwise;
+//   edge tiles (m, n, k not multiples of BM, BN, BK) load zeros outside the matrix and store only
+//   the elements inside C.
+//
+// Tunable parameters (-DGLP_<NAME>=<int>; the defaults make the file compile on its own). Every
+// combination that passes the #error checks below is correct for every shape.
+//   GLP_BM, GLP_BN   block tile (rows, columns of C).
+//   GLP_BK           k depth of one shared-memory slab.
+//   GLP_WM, GLP_WN   warp tile; BM % WM == 0, BN % WN == 0.
+//   GLP_TM, GLP_TN   thread (register) tile; WM % TM == 0, WN % TN == 0.
+//   GLP_DOUBLE_BUFFER 1: two shared slabs; the next slab's global loads are issued before the
+//                    current slab's FMAs and stored after them, one barrier per slab.
+//                    0: one slab, load / barrier / compute / barrier.
+//   GLP_VEC          1, 2, 4: elements per global load (and per store of C when TN allows).
+#ifndef GLP_GEMM_KERNELS_HPP
+#define GLP_GEMM_KERNELS_HPP
+
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "glp_kernel.h"
+
+#ifndef GLP_REAL
+#define GLP_REAL double
+#endif
+#ifndef GLP_BM
+#define GLP_BM 64
+#endif
+#ifndef GLP_BN
+#define GLP_BN 64
+#endif
+#ifndef GLP_BK
+#define GLP_BK 16
+#endif
+#ifndef GLP_WM
+#define GLP_WM 32
+#endif
+#ifndef GLP_WN
+#define GLP_WN 16
+#endif
+#ifndef GLP_TM
+#define GLP_TM 4
+#endif
+#ifndef GLP_TN
+#define GLP_TN 4
+#endif
+#ifndef GLP_DOUBLE_BUFFER
+#define GLP_DOUBLE_BUFFER 1
+#endif
+#ifndef GLP_VEC
+#define GLP_VEC 2
+#endif
+
+#if GLP_BM < 1 || GLP_BN < 1 || GLP_BK < 1 || GLP_WM < 1 || GLP_WN < 1 || GLP_TM < 1 || GLP_TN < 1
+#error "gemm: tile sizes must be >= 1"
+#endif
+#if GLP_BM % GLP_WM != 0 || GLP_BN % GLP_WN != 0
+#error "gemm: the warp tile must divide the block tile (BM % WM == 0, BN % WN == 0)"
+#endif
+#if GLP_WM % GLP_TM != 0 || GLP_WN % GLP_TN != 0
+#error "gemm: the thread tile must divide the warp tile (WM % TM == 0, WN % TN == 0)"
+#endif
+#if (GLP_BM / GLP_TM) * (GLP_BN / GLP_TN) > 1024
+#error "gemm: (BM/TM)*(BN/TN) threads per block must be <= 1024"
+#endif
+#if GLP_VEC != 1 && GLP_VEC != 2 && GLP_VEC != 4
+#error "gemm: GLP_VEC must be 1, 2 or 4"
+#endif
+#if GLP_BK % GLP_VEC != 0 || GLP_BN % GLP_VEC != 0
+#error "gemm: VEC must divide BK and BN"
+#endif
+#if GLP_DOUBLE_BUFFER != 0 && GLP_DOUBLE_BUFFER != 1
+#error "gemm: GLP_DOUBLE_BUFFER must be 0 or 1"
+#endif
+
+namespace glp_gemm {
+
+using real = GLP_REAL;
+static_assert(std::is_same<real, double>::value || std::is_same<real, float>::value, "gemm: GLP_REAL must be double or float");
+constexpr int32_t kDtype = std::is_same<real, double>::value ? GLP_FLOAT64 : GLP_FLOAT32;
+
+constexpr int BM = GLP_BM, BN = GLP_BN, BK = GLP_BK;
+constexpr int WM = GLP_WM, WN = GLP_WN, TM = GLP_TM, TN = GLP_TN;
+constexpr int VEC = GLP_VEC;
+constexpr int NT = (BM / TM) * (BN / TN);  // threads per block
+constexpr int WT = (WM / TM) * (WN / TN);  // threads per warp tile
+constexpr int NWN = BN / WN;               // warp tiles across the block tile
+constexpr int R16 = 16 / static_cast<int>(sizeof(real));  // reals per 16 bytes
+constexpr int LDA = BM + R16;              // As row length: padded, rows stay 16-byte aligned
+constexpr int LDB = BN + (BN % R16 == 0 ? 0 : R16 - BN % R16);
+constexpr int NBUF = GLP_DOUBLE_BUFFER ? 2 : 1;
+constexpr int A_VECS = BM * BK / VEC;  // VEC-wide pieces of one A slab
+constexpr int B_VECS = BK * BN / VEC;
+constexpr int LA = (A_VECS + NT - 1) / NT;  // pieces per thread
+constexpr int LB = (B_VECS + NT - 1) / NT;
+constexpr int kSharedBytes = NBUF * BK * (LDA + LDB) * static_cast<int>(sizeof(real));
+static_assert(kSharedBytes <= 48 * 1024, "gemm: the shared slabs exceed 48 KiB of static shared memory (BK*(BM+BN) too large)");
+
+struct problem {
+  int64_t m, n, k;
+  bool vec_a, vec_b, vec_c;  // VEC-wide global accesses allowed (row lengths and base addresses)
+};
+
+// ------------------------------------------------------------------------------------------------
+// Vector helpers: N reals from/to 16-byte-aligned (shared) or VEC-aligned (global) addresses.
+// ------------------------------------------------------------------------------------------------
+template <int N>
+__device__ __forceinline__ void load_n(real (&dst)[N], const real* src) {
+  if constexpr (N * sizeof(real) % 16 == 0) {  // 16-byte pieces (float4 / double2)
+    using v16 = typename std::conditional<std::is_same<real, double>::value, double2, float4>::type;
+    constexpr int P = N * static_cast<int>(sizeof(real)) / 16;
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+      const v16 w = reinterpret_cast<const v16*>(src)[q];
+      if constexpr (std::is_same<real, double>::value) {
+        dst[2 * q] = w.x;
+        dst[2 * q + 1] = w.y;
+      } else {
+        dst[4 * q] = w.x;
+        dst[4 * q + 1] = w.y;
+        dst[4 * q + 2] = w.z;
+        dst[4 * q + 3] = w.w;
+      }
+    }
+  } else if constexpr (N == 2 && sizeof(real) == 4) {  // 8 bytes
+    const float2 w = *reinterpret_cast<const float2*>(src);
+    dst[0] = w.x;
+    dst[1] = w.y;
+  } else {
+#pragma unroll
+    for (int q = 0; q < N; ++q) dst[q] = src[q];
+  }
+}
+
+template <int N>
+__device__ __forceinline__ void store_n(real* dst, const real (&src)[N]) {
+  if constexpr (N * sizeof(real) % 16 == 0) {
+    using v16 = typename std::conditional<std::is_same<real, double>::value, double2, float4>::type;
+    constexpr int P = N * static_cast<int>(sizeof(real)) / 16;
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+      v16 w;
+      if constexpr (std::is_same<real, double>::value) {
+        w.x = src[2 * q];
+        w.y = src[2 * q + 1];
+      } else {
+        w.x = src[4 * q];
+        w.y = src[4 * q + 1];
+        w.z = src[4 * q + 2];
+        w.w = src[4 * q + 3];
+      }
+      reinterpret_cast<v16*>(dst)[q] = w;
+    }
+  } else if constexpr (N == 2 && sizeof(real) == 4) {
+    float2 w;
+    w.x = src[0];
+    w.y = src[1];
+    *reinterpret_cast<float2*>(dst) = w;
+  } else {
+#pragma unroll
+    for (int q = 0; q < N; ++q) dst[q] = src[q];
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Slab loads: global -> registers (zeros outside the matrix) and registers -> shared.
+// A piece e of the slab at (m0, k0): row r = e / (BK/VEC), columns c..c+VEC-1, c = (e % (BK/VEC))*VEC.
+// B piece e of the slab at (k0, n0): row r = e / (BN/VEC), columns c..c+VEC-1.
+// ------------------------------------------------------------------------------------------------
+__device__ __forceinline__ void load_a(real (&ra)[LA][VEC], const real* __restrict__ A, const problem& P, int64_t m0,
+                                       int64_t k0, int tid) {
+#pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+    const int r = e / (BK / VEC), c = (e % (BK / VEC)) * VEC;
+    const int64_t gi = m0 + r, gp = k0 + c;
+    if (e < A_VECS && gi < P.m) {
+      const real* src = A + gi * P.k + gp;
+      if (P.vec_a && gp < P.k) {  // k % VEC == 0: the whole piece is inside
+        load_n<VEC>(ra[l], src);
+      } else {
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) ra[l][v] = gp + v < P.k ? src[v] : real(0);
+      }
+    } else {
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) ra[l][v] = real(0);
+    }
+  }
+}
+
+__device__ __forceinline__ void load_b(real (&rb)[LB][VEC], const real* __restrict__ B, const problem& P, int64_t k0,
+                                       int64_t n0, int tid) {
+#pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+    const int r = e / (BN / VEC), c = (e % (BN / VEC)) * VEC;
+    const int64_t gp = k0 + r, gj = n0 + c;
+    if (e < B_VECS && gp < P.k) {
+      const real* src = B + gp * P.n + gj;
+      if (P.vec_b && gj < P.n) {  // n % VEC == 0
+        load_n<VEC>(rb[l], src);
+      } else {
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) rb[l][v] = gj + v < P.n ? src[v] : real(0);
+      }
+    } else {
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) rb[l][v] = real(0);
+    }
+  }
+}
+
+__device__ __forceinline__ void store_a(real* __restrict__ as, const real (&ra)[LA][VEC], int tid) {
+#pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+    if (e < A_VECS) {
+      const int r = e / (BK / VEC), c = (e % (BK / VEC)) * VEC;
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) as[(c + v) * LDA + r] = ra[l][v];  // transposed: As[p][i]
+    }
+  }
+}
+
+__device__ __forceinline__ void store_b(real* __restrict__ bs, const real (&rb)[LB][VEC], int tid) {
+#pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+    if (e < B_VECS) {
+      const int r = e / (BN / VEC), c = (e % (BN / VEC)) * VEC;
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) bs[r * LDB + c + v] = rb[l][v];
+    }
+  }
+}
+
+// acc += As(rows row0..+TM, all p) * Bs(all p, cols col0..+TN)
+__device__ __forceinline__ void compute_slab(real (&acc)[TM][TN], const real* __restrict__ as, const real* __restrict__ bs,
+                                             int row0, int col0) {
+#pragma unroll
+  for (int p = 0; p < BK; ++p) {
+    real a[TM], b[TN];
+    load_n<TM>(a, as + p * LDA + row0);
+    load_n<TN>(b, bs + p * LDB + col0);
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The kernel. Grid: x over column tiles, y over row tiles (grid-stride in both).
+// ------------------------------------------------------------------------------------------------
+__global__ void __launch_bounds__(NT) gemm_kernel(const real* __restrict__ A, const real* __restrict__ B,
+                                                  const real* __restrict__ alpha_p, const real* __restrict__ beta_p,
+                                                  real* __restrict__ C, problem P) {
+  // Shared slabs, 16-byte aligned: As[buf][p][i] (BK x LDA), then Bs[buf][p][j] (BK x LDB).
+  __shared__ __align__(16) real smem[NBUF * BK * (LDA + LDB)];
+  real* const as0 = smem;
+  real* const bs0 = smem + NBUF * BK * LDA;
+
+  const int tid = threadIdx.x;
+  const int warp = tid / WT, lane = tid % WT;
+  const int row0 = (warp / NWN) * WM + (lane / (WN / TN)) * TM;  // this thread's tile inside the block tile
+  const int col0 = (warp % NWN) * WN + (lane % (WN / TN)) * TN;
+  const real alpha = *alpha_p, beta = *beta_p;
+  const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN;
+  const int64_t kslabs = (P.k + BK - 1) / BK;
+
+  for (int64_t tm = blockIdx.y; tm < mtiles; tm += gridDim.y) {
+    for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) {
+      const int64_t m0 = tm * BM, n0 = tn * BN;
+      real acc[TM][TN];
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = real(0);
+
+      real ra[LA][VEC], rb[LB][VEC];
+      if (kslabs > 0) {
+        load_a(ra, A, P, m0, 0, tid);
+        load_b(rb, B, P, 0, n0, tid);
+        store_a(as0, ra, tid);
+        store_b(bs0, rb, tid);
+      }
+      __syncthreads();
+      for (int64_t s = 0; s < kslabs; ++s) {
+#if GLP_DOUBLE_BUFFER
+        // Slab s is in buffer s%2. Its successor's loads are issued first, stored into the other
+        // buffer after the FMAs; the one barrier per slab orders both (see docs/gpu.md).
+        const int cur = static_cast<int>(s & 1);
+        const bool more = s + 1 < kslabs;
+        if (more) {
+          load_a(ra, A, P, m0, (s + 1) * BK, tid);
+          load_b(rb, B, P, (s + 1) * BK, n0, tid);
+        }
+        compute_slab(acc, as0 + cur * BK * LDA, bs0 + cur * BK * LDB, row0, col0);
+        if (more) {
+          store_a(as0 + (cur ^ 1) * BK * LDA, ra, tid);
+          store_b(bs0 + (cur ^ 1) * BK * LDB, rb, tid);
+        }
+        __syncthreads();
+#else
+        if (s > 0) {
+          load_a(ra, A, P, m0, s * BK, tid);
+          load_b(rb, B, P, s * BK, n0, tid);
+          store_a(as0, ra, tid);
+          store_b(bs0, rb, tid);
+          __syncthreads();
+        }
+        compute_slab(acc, as0, bs0, row0, col0);
+        __syncthreads();  // before the next slab overwrites the buffer
+#endif
+      }
+
+      // C = alpha*acc + beta*C (beta == 0: C is not read), only inside the matrix.
+      constexpr int CV = (TN % VEC == 0) ? VEC : 1;  // elements per store
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        const int64_t gi = m0 + row0 + i;
+        if (gi >= P.m) continue;
+        real* crow = C + gi * P.n;
+#pragma unroll
+        for (int j = 0; j < TN; j += CV) {
+          const int64_t gj = n0 + col0 + j;
+          if (CV > 1 && P.vec_c && gj < P.n) {  // n % VEC == 0: the whole piece is inside
+            real out[CV];
+            if (beta == real(0)) {
+#pragma unroll
+              for (int v = 0; v < CV; ++v) out[v] = alpha * acc[i][j + v];
+            } else {
+              real old[CV];
+              load_n<CV>(old, crow + gj);
+#pragma unroll
+              for (int v = 0; v < CV; ++v) out[v] = alpha * acc[i][j + v] + beta * old[v];
+            }
+            store_n<CV>(crow + gj, out);
+          } else {
+#pragma unroll
+            for (int v = 0; v < CV; ++v) {
+              if (gj + v >= P.n) break;
+              const real x = alpha * acc[i][j + v];
+              crow[gj + v] = beta == real(0) ? x : x + beta * crow[gj + v];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Host side (no runtime calls): argument checks and the launch shape.
+// ------------------------------------------------------------------------------------------------
+struct plan {
+  const real *A = nullptr, *B = nullptr, *alpha = nullptr, *beta = nullptr;
+  real* C = nullptr;
+  problem P{};
+  bool empty = false;  // m == 0 or n == 0: nothing to do
+  dim3 grid, block;
+};
+
+inline bool aligned(const void* p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0; }
+
+// args: A (m*k), B (k*n), alpha (1), beta (1), C (m*n); sizes: m, n, k. 0 or the ABI error code.
+inline int make_plan(const glp_arg* args, int nargs, const int64_t* sizes, plan& p) {
+  if (args == nullptr || sizes == nullptr || nargs != 5) return 1;
+  for (int i = 0; i < 5; ++i)
+    if (args[i].dtype != kDtype) return 2;
+  const int64_t m = sizes[0], n = sizes[1], k = sizes[2];
+  if (m < 0 || n < 0 || k < 0) return 3;
+  if (args[0].count != m * k || args[1].count != k * n || args[2].count != 1 || args[3].count != 1 || args[4].count != m * n)
+    return 4;
+  p.empty = m == 0 || n == 0;
+  if (p.empty) return 0;
+  for (int i = 0; i < 5; ++i)
+    if (args[i].data == nullptr && args[i].count > 0) return 5;
+  p.A = static_cast<const real*>(args[0].data);
+  p.B = static_cast<const real*>(args[1].data);
+  p.alpha = static_cast<const real*>(args[2].data);
+  p.beta = static_cast<const real*>(args[3].data);
+  p.C = static_cast<real*>(args[4].data);
+  const int64_t vb = VEC * static_cast<int64_t>(sizeof(real));
+  p.P = problem{m, n, k, VEC > 1 && k % VEC == 0 && aligned(p.A, vb), VEC > 1 && n % VEC == 0 && aligned(p.B, vb),
+                VEC > 1 && n % VEC == 0 && aligned(p.C, vb)};
+  const int64_t mt = (m + BM - 1) / BM, nt = (n + BN - 1) / BN;
+  p.grid = dim3(static_cast<unsigned>(nt < 2147483647 ? nt : 2147483647), static_cast<unsigned>(mt < 65535 ? mt : 65535), 1);
+  p.block = dim3(NT, 1, 1);
+  return 0;
+}
+
+}  // namespace glp_gemm
+
+#endif  // GLP_GEMM_KERNELS_HPP
