@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD/.gpu/root
 packages=(libtrilinos-kokkos-dev libtrilinos-kokkos-13.2 libtrilinos-kokkos-kernels-dev
-          libtrilinos-kokkos-kernels-13.2 libtomlplusplus-dev libmuparser-dev libmuparser2v5 libseccomp-dev
+          libtrilinos-kokkos-kernels-13.2 libtomlplusplus-dev libtomlplusplus3 libmuparser-dev libmuparser2v5 libseccomp-dev
           libboost1.74-dev libboost-program-options1.74-dev libboost-program-options1.74.0)
 
 if [[ ${1:-} == prepare ]]; then

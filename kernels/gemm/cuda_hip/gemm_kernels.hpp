@@ -109,8 +109,9 @@ constexpr int NT = (BM / TM) * (BN / TN);  // threads per block
 constexpr int WT = (WM / TM) * (WN / TN);  // threads per warp tile
 constexpr int NWN = BN / WN;               // warp tiles across the block tile
 constexpr int R16 = 16 / static_cast<int>(sizeof(real));  // reals per 16 bytes
-constexpr int LDA = BM + R16;              // As row length: padded, rows stay 16-byte aligned
-constexpr int LDB = BN + (BN % R16 == 0 ? 0 : R16 - BN % R16);
+constexpr int round16(int x) { return (x + R16 - 1) / R16 * R16; }
+constexpr int LDA = round16(BM) + R16;     // As row length: 16 bytes of padding, rows 16-byte aligned
+constexpr int LDB = round16(BN);           // Bs row length: rows 16-byte aligned
 constexpr int NBUF = GLP_DOUBLE_BUFFER ? 2 : 1;
 constexpr int A_VECS = BM * BK / VEC;  // VEC-wide pieces of one A slab
 constexpr int B_VECS = BK * BN / VEC;
