@@ -307,7 +307,8 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
     if (!request(s, protocol::request_kind::collect, nullptr, m)) return false;
     const double t = r.reply.time_s;
     const double worker_total = t + (setup ? r.reply.setup_time_s : 0.0);
-    const double lower = (r.elapsed_s - s.round_trip_s) * (1 - chk.timer_slack_rel) - chk.timer_slack_s;
+    const double slack = chk.timer_slack_s + (toolchain_.worker_backend == "cpu" ? 0.0 : chk.gpu_timer_slack_s);
+    const double lower = (r.elapsed_s - s.round_trip_s) * (1 - chk.timer_slack_rel) - slack;
     const bool plausible = t >= 0 && r.reply.setup_time_s >= 0 && worker_total <= r.elapsed_s + 1e-4 && worker_total >= lower;
     if (plausible) {
       time_s = t;
@@ -316,8 +317,9 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
     if (attempt + 1 >= chk.timer_attempts) {
       m.status = "timer_mismatch";
       char buf[200];
-      std::snprintf(buf, sizeof buf, "worker reported %.6f s, orchestrator measured %.6f s around the run (round trip %.6f s, %d attempts)",
-                    worker_total, r.elapsed_s, s.round_trip_s, attempt + 1);
+      std::snprintf(buf, sizeof buf,
+                    "worker reported %.6f s (busy %.6f s), orchestrator measured %.6f s around the run (round trip %.6f s, %d attempts)",
+                    worker_total, r.reply.replied_at_s - r.reply.received_at_s, r.elapsed_s, s.round_trip_s, attempt + 1);
       m.reason = buf;
       return false;
     }

@@ -34,6 +34,7 @@ struct check_policy {
   // The worker's time must reach (orchestrator's time - empty round trip) * (1 - rel) - abs.
   double timer_slack_s = 0.0002;
   double timer_slack_rel = 0.10;
+  double gpu_timer_slack_s = 0.001;  // added on GPUs: synchronisation and event read-back vary more
   int timer_attempts = 3;         // a disagreement must persist this many runs to be a verdict
   double determinism_ulps = 64;   // identical runs may differ by this many ulps of the output scale
   std::int64_t perturb_count = 4096;  // input elements redrawn before each timed run

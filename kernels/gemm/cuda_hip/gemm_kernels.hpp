@@ -128,28 +128,55 @@ struct problem {
 // ------------------------------------------------------------------------------------------------
 // Vector helpers: N reals from/to 16-byte-aligned (shared) or VEC-aligned (global) addresses.
 // ------------------------------------------------------------------------------------------------
+// One 16-byte piece: double2 / float4 (the address must be 16-byte aligned).
+__device__ __forceinline__ void load16(double* d, const double* s) {
+  const double2 w = *reinterpret_cast<const double2*>(s);
+  d[0] = w.x;
+  d[1] = w.y;
+}
+__device__ __forceinline__ void load16(float* d, const float* s) {
+  const float4 w = *reinterpret_cast<const float4*>(s);
+  d[0] = w.x;
+  d[1] = w.y;
+  d[2] = w.z;
+  d[3] = w.w;
+}
+__device__ __forceinline__ void store16(double* d, const double* s) {
+  double2 w;
+  w.x = s[0];
+  w.y = s[1];
+  *reinterpret_cast<double2*>(d) = w;
+}
+__device__ __forceinline__ void store16(float* d, const float* s) {
+  float4 w;
+  w.x = s[0];
+  w.y = s[1];
+  w.z = s[2];
+  w.w = s[3];
+  *reinterpret_cast<float4*>(d) = w;
+}
+// One 8-byte piece of two floats (8-byte aligned).
+__device__ __forceinline__ void load8(float* d, const float* s) {
+  const float2 w = *reinterpret_cast<const float2*>(s);
+  d[0] = w.x;
+  d[1] = w.y;
+}
+__device__ __forceinline__ void store8(float* d, const float* s) {
+  float2 w;
+  w.x = s[0];
+  w.y = s[1];
+  *reinterpret_cast<float2*>(d) = w;
+}
+
+// N consecutive reals: 16-byte pieces when N reals are a multiple of 16 bytes (the address is then
+// 16-byte aligned by construction), one float2 for two floats, element-wise otherwise.
 template <int N>
 __device__ __forceinline__ void load_n(real (&dst)[N], const real* src) {
-  if constexpr (N * sizeof(real) % 16 == 0) {  // 16-byte pieces (float4 / double2)
-    using v16 = typename std::conditional<std::is_same<real, double>::value, double2, float4>::type;
-    constexpr int P = N * static_cast<int>(sizeof(real)) / 16;
+  if constexpr (N % R16 == 0) {
 #pragma unroll
-    for (int q = 0; q < P; ++q) {
-      const v16 w = reinterpret_cast<const v16*>(src)[q];
-      if constexpr (std::is_same<real, double>::value) {
-        dst[2 * q] = w.x;
-        dst[2 * q + 1] = w.y;
-      } else {
-        dst[4 * q] = w.x;
-        dst[4 * q + 1] = w.y;
-        dst[4 * q + 2] = w.z;
-        dst[4 * q + 3] = w.w;
-      }
-    }
-  } else if constexpr (N == 2 && sizeof(real) == 4) {  // 8 bytes
-    const float2 w = *reinterpret_cast<const float2*>(src);
-    dst[0] = w.x;
-    dst[1] = w.y;
+    for (int q = 0; q < N / R16; ++q) load16(dst + q * R16, src + q * R16);
+  } else if constexpr (N == 2 && R16 == 4) {
+    load8(dst, src);
   } else {
 #pragma unroll
     for (int q = 0; q < N; ++q) dst[q] = src[q];
@@ -158,28 +185,11 @@ __device__ __forceinline__ void load_n(real (&dst)[N], const real* src) {
 
 template <int N>
 __device__ __forceinline__ void store_n(real* dst, const real (&src)[N]) {
-  if constexpr (N * sizeof(real) % 16 == 0) {
-    using v16 = typename std::conditional<std::is_same<real, double>::value, double2, float4>::type;
-    constexpr int P = N * static_cast<int>(sizeof(real)) / 16;
+  if constexpr (N % R16 == 0) {
 #pragma unroll
-    for (int q = 0; q < P; ++q) {
-      v16 w;
-      if constexpr (std::is_same<real, double>::value) {
-        w.x = src[2 * q];
-        w.y = src[2 * q + 1];
-      } else {
-        w.x = src[4 * q];
-        w.y = src[4 * q + 1];
-        w.z = src[4 * q + 2];
-        w.w = src[4 * q + 3];
-      }
-      reinterpret_cast<v16*>(dst)[q] = w;
-    }
-  } else if constexpr (N == 2 && sizeof(real) == 4) {
-    float2 w;
-    w.x = src[0];
-    w.y = src[1];
-    *reinterpret_cast<float2*>(dst) = w;
+    for (int q = 0; q < N / R16; ++q) store16(dst + q * R16, src + q * R16);
+  } else if constexpr (N == 2 && R16 == 4) {
+    store8(dst, src);
   } else {
 #pragma unroll
     for (int q = 0; q < N; ++q) dst[q] = src[q];
