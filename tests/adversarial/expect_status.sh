@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# expect_status.sh GALAPAGOS SOURCE STATUS CONFIG: evaluates SOURCE as a stencil3d7 candidate
-# and fails unless `galapagos eval` reports exactly STATUS (and the matching exit code).
+# expect_status.sh GALAPAGOS SOURCE STATUS CONFIG [BACKEND]: evaluates SOURCE as a stencil3d7
+# candidate and fails unless `galapagos eval` reports exactly STATUS (and the matching exit code).
+# GPU backends skip (exit 77) on machines without an NVIDIA GPU.
 set -u
-galapagos=$1 source=$2 expected=$3 config=$4
-out=$("$galapagos" eval --family stencil3d7 --backend cpu --config "$config" --no-baselines --json "$source")
+galapagos=$1 source=$2 expected=$3 config=$4 backend=${5:-cpu}
+if [[ $backend != cpu ]] && ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "skipped: no NVIDIA GPU on this machine for $(basename "$source")"
+  exit 77
+fi
+out=$("$galapagos" eval --family stencil3d7 --backend "$backend" --config "$config" --no-baselines --json "$source")
 code=$?
 status=$(printf '%s' "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])' 2>/dev/null)
 echo "$out"

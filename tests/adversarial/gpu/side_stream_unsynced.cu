@@ -1,0 +1,23 @@
+// expect: ok
+// Work launched on a side stream of the candidate's own and left running when glp_kernel
+// returns, hoping the timer stops before it finishes. The evaluator synchronises the whole
+// device before its end event, so the side work is timed (and its output checked): honest time.
+#include "glp_kernel.h"
+
+__global__ void sweep(const double* u, double* v, long nx, long ny, long nz) {
+  const long n = nx * ny * nz;
+  for (long c = blockIdx.x * (long)blockDim.x + threadIdx.x; c < n; c += (long)gridDim.x * blockDim.x) {
+    const long i = c % nx, j = (c / nx) % ny, k = c / (nx * ny);
+    if (i > 0 && i < nx - 1 && j > 0 && j < ny - 1 && k > 0 && k < nz - 1)
+      v[c] = (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - nx] + u[c + nx] + u[c - nx * ny] + u[c + nx * ny]);
+    else
+      v[c] = u[c];
+  }
+}
+
+GLP_EXPORT int glp_kernel(const glp_arg* args, int, const int64_t* s, void*) {
+  static cudaStream_t side = nullptr;
+  if (!side && cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) return 1;
+  sweep<<<1024, 256, 0, side>>>(static_cast<const double*>(args[0].data), static_cast<double*>(args[1].data), s[0], s[1], s[2]);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;  // no synchronisation: returns at once
+}
