@@ -77,6 +77,9 @@ void install_filter() {
                  SCMP_SYS(chroot), SCMP_SYS(pivot_root), SCMP_SYS(umount2), SCMP_SYS(swapon),
                  SCMP_SYS(reboot), SCMP_SYS(setuid), SCMP_SYS(setgid)})
     deny(nr);
+  // fchmodat2 (Linux 6.6) is newer than the libseccomp that knows names: by number.
+  constexpr int fchmodat2_nr = 452;
+  seccomp_rule_add(ctx, kill, fchmodat2_nr, 0);  // refused where the kernel headers predate it
   // Threads only: a clone without CLONE_THREAD would be a new process.
   check(seccomp_rule_add(ctx, kill, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)), "clone");
   // clone3 passes its flags in memory the filter cannot read: make glibc fall back to clone.
