@@ -37,6 +37,7 @@ typedef cudaMemcpyKind hipMemcpyKind;
 #define hipMemcpyDefault cudaMemcpyDefault
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
 #define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
+#define hipDeviceAttributeMaxThreadsPerMultiProcessor cudaDevAttrMaxThreadsPerMultiProcessor
 
 /* ---- errors --------------------------------------------------------------------------------- */
 #define hipGetLastError cudaGetLastError
@@ -58,6 +59,7 @@ typedef cudaMemcpyKind hipMemcpyKind;
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
 #define hipDeviceSynchronize cudaDeviceSynchronize
 #define hipStreamSynchronize cudaStreamSynchronize
+#define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 
 /* ---- kernel launch -------------------------------------------------------------------------- */
 /* hipLaunchKernelGGL(kernel, grid, block, dynamic_shared_bytes, stream, args...). The kernel must

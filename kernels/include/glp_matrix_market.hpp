@@ -33,7 +33,8 @@
 //     '+' accepted; NaN and infinities are rejected. integer values: an optional sign and
 //     digits only, within int64 (stored as double, exact up to 2^53).
 //   * the result is CSR with every row sorted by column, indices 0-based, row_ptr of nrows+1
-//     int64 offsets.
+//     int64 offsets. More than options::max_rows rows (default 2^31-1) is an error, so that a
+//     corrupt size line cannot make the reader allocate terabytes.
 //
 // Every error is a glp::mm::error whose what() is one line:
 //   "<file>: line <n>: <problem>"       (or "<file>: <problem>" when no line applies)
@@ -111,6 +112,10 @@ struct header {
 
 struct options {
   duplicate_policy duplicates = duplicate_policy::sum;
+  // CSR needs nrows+1 offsets whatever the entries, so a size line declaring 10^12 rows would
+  // exhaust memory before any entry is read: more rows than this are an error. The default is
+  // above every matrix of the SuiteSparse collection.
+  std::int64_t max_rows = (std::int64_t{1} << 31) - 1;
 };
 
 // CSR, 0-based, rows sorted by column, no duplicate positions.
@@ -303,6 +308,9 @@ inline csr read(std::istream& in, const std::string& name, const options& opt = 
   detail::line_reader rd{in, {}, 0};
   std::int64_t size_line = 0;
   const header h = detail::read_header(rd, name, size_line);
+  if (h.nrows > opt.max_rows)
+    throw error(name, size_line, "wrong size line: " + std::to_string(h.nrows) + " rows exceed the reader's limit of " +
+                                     std::to_string(opt.max_rows) + " (options::max_rows)");
   const bool pattern = h.value_field == field::pattern;
   const bool expand = h.symmetry_kind != symmetry::general;
   const bool skew = h.symmetry_kind == symmetry::skew_symmetric;
@@ -391,7 +399,7 @@ inline csr read(std::istream& in, const std::string& name, const options& opt = 
             auto first = it - 1;
             while (first != b && (first - 1)->c == it->c) --first;
             // name it as stored: a mirrored copy (above the diagonal) has its indices swapped
-            const bool mirrored = static_cast<std::int64_t>(r) < it->c;
+            const bool mirrored = expand && static_cast<std::int64_t>(r) < it->c;
             const std::int64_t si = mirrored ? it->c + 1 : static_cast<std::int64_t>(r) + 1;
             const std::int64_t sj = mirrored ? static_cast<std::int64_t>(r) + 1 : it->c + 1;
             throw error(name, it->line, "duplicate entry (" + std::to_string(si) + "," + std::to_string(sj) +

@@ -64,7 +64,6 @@ sample_stats summarize(std::vector<double> v) {
 
 struct evaluator::session {
   std::unique_ptr<worker_process> worker;
-  double round_trip_s = 0;  // the fastest empty request: what the orchestrator's clock adds
   std::map<const problem*, std::uint64_t> set_up;  // problem instance glp_setup last ran on
 };
 
@@ -179,23 +178,6 @@ std::unique_ptr<evaluator::session> evaluator::start_worker() {
   return s;
 }
 
-// The fastest of a few empty requests: what the orchestrator's clock adds around a run.
-bool evaluator::calibrate(session& s, measurement& m) {
-  protocol::request ping{};
-  ping.kind = protocol::request_kind::ping;
-  s.round_trip_s = 1.0;
-  for (int i = 0; i < 8; ++i) {
-    const auto r = s.worker->call(ping, settings_.timeout_s);
-    if (!r.replied) {
-      m.status = r.status;
-      m.reason = r.reason + " (after loading)";
-      return false;
-    }
-    s.round_trip_s = std::min(s.round_trip_s, r.elapsed_s);
-  }
-  return true;
-}
-
 std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, measurement& m) {
   build_request r;
   r.compiler = toolchain_.compiler;
@@ -243,7 +225,6 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
     m.reason = res.reply.message;
     return nullptr;
   }
-  if (!calibrate(*s, m)) return nullptr;
   return s;
 }
 
@@ -305,11 +286,19 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
       if (&p == timing_problem_.get()) m.setup_time_s = r.reply.setup_time_s;
     }
     if (!request(s, protocol::request_kind::collect, nullptr, m)) return false;
+    // Both processes read the same monotonic clock. The worker's busy interval must lie inside
+    // the orchestrator's interval around the request (a clock the candidate dilated or shifted
+    // drifts out of it), and the times it reports must fill that busy interval up to the
+    // worker's own bookkeeping. Delays in handing the request over do not count against it.
     const double t = r.reply.time_s;
     const double worker_total = t + (setup ? r.reply.setup_time_s : 0.0);
-    const double slack = chk.timer_slack_s + (toolchain_.worker_backend == "cpu" ? 0.0 : chk.gpu_timer_slack_s);
-    const double lower = (r.elapsed_s - s.round_trip_s) * (1 - chk.timer_slack_rel) - slack;
-    const bool plausible = t >= 0 && r.reply.setup_time_s >= 0 && worker_total <= r.elapsed_s + 1e-4 && worker_total >= lower;
+    const double busy = r.reply.replied_at_s - r.reply.received_at_s;
+    const double eps = 5e-5;
+    const double slack = chk.timer_slack_s + chk.timer_slack_rel * busy +
+                         (toolchain_.worker_backend == "cpu" ? 0.0 : chk.gpu_timer_slack_s);
+    const bool inside = r.reply.received_at_s >= r.sent_at_s - eps && r.reply.replied_at_s <= r.sent_at_s + r.elapsed_s + eps;
+    const bool plausible = inside && t >= 0 && r.reply.setup_time_s >= 0 && worker_total <= busy + eps &&
+                           busy - worker_total <= slack;
     if (plausible) {
       time_s = t;
       return true;
@@ -318,8 +307,8 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
       m.status = "timer_mismatch";
       char buf[200];
       std::snprintf(buf, sizeof buf,
-                    "worker reported %.6f s (busy %.6f s), orchestrator measured %.6f s around the run (round trip %.6f s, %d attempts)",
-                    worker_total, r.reply.replied_at_s - r.reply.received_at_s, r.elapsed_s, s.round_trip_s, attempt + 1);
+                    "worker reported %.6f s of a busy interval of %.6f s (%s the orchestrator's %.6f s around the run; %d attempts)",
+                    worker_total, busy, inside ? "inside" : "outside", r.elapsed_s, attempt + 1);
       m.reason = buf;
       return false;
     }

@@ -31,7 +31,8 @@ struct timing_policy {
 struct check_policy {
   int seeds = 2;                  // fresh input sets per acceptance size
   double physics_margin = 1.5;    // a run faster than floor / margin is suspect_too_fast
-  // The worker's time must reach (orchestrator's time - empty round trip) * (1 - rel) - abs.
+  // The worker's busy interval (its clock) must lie inside the orchestrator's interval around the
+  // request, and its reported times must fill the busy interval up to abs + rel * busy.
   double timer_slack_s = 0.0002;
   double timer_slack_rel = 0.10;
   double gpu_timer_slack_s = 0.001;  // added on GPUs: synchronisation and event read-back vary more
@@ -104,7 +105,6 @@ class evaluator {
   bool run_once(session& s, problem& p, measurement& m, double& time_s, bool flush);
   bool request(session& s, protocol::request_kind kind, const protocol::request* args, measurement& m);
   std::unique_ptr<session> start_worker();
-  bool calibrate(session& s, measurement& m);
   void probe_device();
   families::sizes resolve(const families::problem_spec& p) const;
   void* load_trusted(const std::filesystem::path& source, const char* what);

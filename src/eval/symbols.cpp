@@ -126,6 +126,7 @@ std::string check_exports(const std::vector<exported_symbol>& symbols, const std
       has_entry = true;
       continue;
     }
+    if (s.name == "glp_setup") continue;  // the optional setup phase of the same ABI
     if (reserved(s.name)) return "defines reserved symbol '" + s.name + "' (runtime, timer or allocator)";
     if (added_by_toolchain(s.name)) continue;
     // Weak C++ instantiations of inline functions and templates are the compiler's doing.

@@ -22,7 +22,8 @@ std::vector<exported_symbol> exported_symbols(const std::filesystem::path& share
 // The DT_NEEDED entries (sonames of linked libraries) of an ELF shared object.
 std::vector<std::string> needed_libraries(const std::filesystem::path& shared_object);
 
-// Empty when the exports are acceptable, else a one-line reason naming the first offender.
+// Empty when the exports are acceptable (the entry point, optionally glp_setup, and what the
+// toolchain adds), else a one-line reason naming the first offender.
 std::string check_exports(const std::vector<exported_symbol>& symbols, const std::string& entry_point);
 
 }  // namespace galapagos::eval

@@ -102,6 +102,7 @@ TEST_F(Eval, NothingIsCompiledTwice) {
 TEST(Symbols, OnlyTheEntryPointMayBeExported) {
   using S = ge::exported_symbol;
   EXPECT_EQ(ge::check_exports({{"glp_kernel", false, true}, {"_init", false, true}}, "glp_kernel"), "");
+  EXPECT_EQ(ge::check_exports({{"glp_kernel", false, true}, {"glp_setup", false, true}}, "glp_kernel"), "");
   EXPECT_EQ(ge::check_exports({{"glp_kernel", false, true}, {"_ZNSt6vectorIdSaIdEE9push_backERKd", true, true}}, "glp_kernel"), "");
   EXPECT_NE(ge::check_exports({{"glp_kernel", false, true}, {"clock_gettime", false, true}}, "glp_kernel").find("clock_gettime"), std::string::npos);
   EXPECT_NE(ge::check_exports({{"glp_kernel", false, true}, {"omp_get_wtime", true, true}}, "glp_kernel").find("reserved"), std::string::npos);

@@ -10,6 +10,9 @@
 // The handle is created on the first call and kept for the life of the process (creating one per
 // call costs milliseconds); stream, pointer mode and math mode are set on every call. Nothing
 // computed is kept between calls.
+//
+// Extra parameter points that tools/check-gpu-templates.sh compiles (besides the defaults):
+// glp-check-point: -DGLP_REAL=float
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 

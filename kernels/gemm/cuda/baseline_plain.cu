@@ -1,5 +1,8 @@
 // gemm / gemm_f32 baseline (CUDA): the plain one-thread-per-element kernel of
 // ../cuda_hip/baseline_plain.hpp (element type GLP_REAL), launched asynchronously on `stream`.
+//
+// Extra parameter points that tools/check-gpu-templates.sh compiles (besides the defaults):
+// glp-check-point: -DGLP_REAL=float
 #include <cuda_runtime.h>
 
 #include "glp_kernel.h"

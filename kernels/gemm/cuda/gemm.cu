@@ -5,6 +5,12 @@
 // template hip/gemm.hip.
 // args: A, B, alpha, beta (in; alpha and beta one element each, read on the device), C (inout),
 // device pointers; sizes: m, n, k. Launches asynchronously on `stream`.
+//
+// Extra parameter points that tools/check-gpu-templates.sh compiles (besides the defaults):
+// glp-check-point: -DGLP_REAL=double -DGLP_BM=32 -DGLP_BN=32 -DGLP_BK=32 -DGLP_WM=16 -DGLP_WN=16 -DGLP_TM=2 -DGLP_TN=4 -DGLP_DOUBLE_BUFFER=0 -DGLP_VEC=1
+// glp-check-point: -DGLP_REAL=double -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
+// glp-check-point: -DGLP_REAL=float -DGLP_BM=256 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
+// glp-check-point: -DGLP_REAL=float -DGLP_BM=64 -DGLP_BN=32 -DGLP_BK=32 -DGLP_WM=64 -DGLP_WN=16 -DGLP_TM=8 -DGLP_TN=1 -DGLP_DOUBLE_BUFFER=0 -DGLP_VEC=2
 #include <cuda_runtime.h>
 
 #include "glp_kernel.h"

@@ -1,5 +1,8 @@
 // gemm / gemm_f32 baseline (HIP): the plain one-thread-per-element kernel of
 // ../cuda_hip/baseline_plain.hpp (element type GLP_REAL), launched asynchronously on `stream`.
+//
+// Extra parameter points that tools/check-gpu-templates.sh compiles (besides the defaults):
+// glp-check-point: -DGLP_REAL=float
 #ifndef GLP_HIP_ON_CUDA
 #include <hip/hip_runtime.h>
 #endif

@@ -6,14 +6,20 @@
 //
 //   glp_setup  (FORMAT 1 only; timed separately, once per matrix): copies row_ptr to the host,
 //              computes the SELL-C-sigma row order and slice offsets there, uploads them, scatters
-//              col_idx/values into the SELL layout with a kernel, stores a 64-sample fingerprint
-//              of A on the device, and synchronises the stream. Replaces what an earlier setup
-//              built. Not enough device memory for the SELL copy: nothing is built (return 0),
-//              glp_kernel then uses CSR.
-//   glp_kernel launches asynchronously on `stream`: FORMAT 1 with a SELL copy built for these
-//              arrays and sizes: a one-block kernel recomputes the fingerprint and sets a device
-//              flag, the SELL kernel reads it and falls back to CSR rows when A is not the matrix
-//              of the setup. Otherwise the CSR kernel.
+//              col_idx/values into the SELL layout with a kernel, takes a 64-sample fingerprint of
+//              A on the device, and synchronises the stream. Replaces what an earlier setup built.
+//              Not enough device memory for the SELL copy: nothing is built (return 0, the
+//              allocation error is cleared), glp_kernel then uses CSR.
+//   glp_kernel launches one kernel, asynchronously on `stream`: FORMAT 1 with a SELL copy built for
+//              these arrays and sizes: the SELL kernel, whose last block re-takes the fingerprint
+//              and recomputes y from CSR if A is not the matrix of the setup; otherwise the CSR
+//              kernel.
+//
+// Extra parameter points that tools/check-gpu-templates.sh compiles (besides the defaults):
+// glp-check-point: -DGLP_FORMAT=0 -DGLP_THREADS_PER_ROW=1 -DGLP_BLOCK=64 -DGLP_UNROLL=1
+// glp-check-point: -DGLP_FORMAT=0 -DGLP_THREADS_PER_ROW=32 -DGLP_BLOCK=1024 -DGLP_UNROLL=4
+// glp-check-point: -DGLP_FORMAT=1 -DGLP_THREADS_PER_ROW=32 -DGLP_C=64 -DGLP_SIGMA=32768 -DGLP_BLOCK=1024 -DGLP_UNROLL=4
+// glp-check-point: -DGLP_FORMAT=1 -DGLP_THREADS_PER_ROW=1 -DGLP_C=8 -DGLP_SIGMA=1 -DGLP_BLOCK=64 -DGLP_UNROLL=1
 #include <cuda_runtime.h>
 
 #include "glp_kernel.h"
@@ -50,6 +56,24 @@ bool alloc(T*& p, int64_t count) {
   return true;
 }
 
+// Most blocks of the SELL kernel that can be resident at once on this device (queried once):
+// the SELL kernel's grid is capped there and loops, so its per-block tail (one fenced atomic for
+// the stale-copy guard) is paid once per resident block, not once per slice group.
+unsigned sell_grid_cap() {
+  static unsigned cap = 0;
+  if (cap == 0) {
+    int dev = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, glp_spmv::sell_kernel, glp_spmv::BLOCK, 0) != cudaSuccess ||
+        sms < 1 || per_sm < 1) {
+      (void)cudaGetLastError();
+      return 65535;  // no answer: a fixed cap, asked again next call
+    }
+    cap = static_cast<unsigned>(sms) * static_cast<unsigned>(per_sm);
+  }
+  return cap;
+}
+
 template <class T>
 bool upload(T* dst, const std::vector<T>& src, cudaStream_t s) {
   return src.empty() || cudaMemcpyAsync(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice, s) == cudaSuccess;
@@ -79,14 +103,18 @@ GLP_EXPORT int glp_setup(const glp_arg* args, int nargs, const int64_t* sizes, v
     release();
     return 0;
   }
-  S.ok = reinterpret_cast<int*>(S.fp + 1);
+  S.done = reinterpret_cast<unsigned int*>(S.fp + 1);
   if (!upload(S.sptr, L.sptr, s) || !upload(S.len, L.len, s) || (glp_spmv::SIGMA > 1 && !upload(S.perm, L.perm, s))) {
     release();
     return 8;
   }
   glp_spmv::sell_fill_kernel<<<glp_spmv::blocks_for(L.npos, 256), 256, 0, s>>>(
       P.nrows, L.npos, S.sptr, S.perm, P.rp, P.ci, P.va, S.col, S.val);
-  glp_spmv::check_kernel<<<1, 64, 0, s>>>(P.nrows, P.nnz, P.rp, P.ci, P.va, nullptr, S.fp, S.ok);
+  glp_spmv::fingerprint_kernel<<<1, 64, 0, s>>>(P.nrows, P.nnz, P.rp, P.ci, P.va, S.fp);
+  if (cudaMemsetAsync(S.fp + 1, 0, sizeof(unsigned long long), s) != cudaSuccess) {
+    release();
+    return 8;
+  }
   // The host vectors die here: wait for the copies (and the kernels) before returning.
   if (cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(s) != cudaSuccess) {
     release();
@@ -100,6 +128,7 @@ GLP_EXPORT int glp_setup(const glp_arg* args, int nargs, const int64_t* sizes, v
   S.nnz = P.nnz;
   S.nslices = L.nslices;
   S.valid = true;
+  (void)sell_grid_cap();  // query the device here, outside the timed kernel calls
   return 0;
 }
 #endif
@@ -112,9 +141,9 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
 #if GLP_FORMAT == 1
   const glp_spmv::sell_state& S = g_sell;
   if (S.matches(P)) {
-    glp_spmv::check_kernel<<<1, 64, 0, s>>>(P.nrows, P.nnz, P.rp, P.ci, P.va, S.fp, nullptr, S.ok);
-    glp_spmv::sell_kernel<<<glp_spmv::grid_for(S.nslices * glp_spmv::C * glp_spmv::TPR), glp_spmv::BLOCK, 0, s>>>(
-        P.nrows, S.nslices, S.sptr, S.len, S.perm, S.col, S.val, S.ok, P.rp, P.ci, P.va, P.x, P.y);
+    const unsigned grid = std::min(glp_spmv::grid_for(S.nslices * glp_spmv::C * glp_spmv::TPR), sell_grid_cap());
+    glp_spmv::sell_kernel<<<grid, glp_spmv::BLOCK, 0, s>>>(
+        P.nrows, P.nnz, S.nslices, S.sptr, S.len, S.perm, S.col, S.val, S.fp, S.done, P.rp, P.ci, P.va, P.x, P.y);
     return cudaGetLastError() == cudaSuccess ? 0 : 9;
   }
 #endif

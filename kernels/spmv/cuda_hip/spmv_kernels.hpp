@@ -138,6 +138,55 @@ __global__ void __launch_bounds__(BLOCK) csr_kernel(int64_t nrows, const int64_t
 
 #if GLP_FORMAT == 1
 // ------------------------------------------------------------------------------------------------
+// A fingerprint of A from 64 samples: row_ptr at 64 rows, col_idx and values at 64 entries, each
+// sample hashed, the hashes summed (so the sum can be reduced in any order). Every thread of the
+// block calls block_fingerprint (it has barriers); threads 0..63 take the samples; every thread
+// gets the result. nrows >= 1.
+// ------------------------------------------------------------------------------------------------
+__device__ __forceinline__ unsigned long long mix64(unsigned long long z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ unsigned long long sample_hash(int s, int64_t nrows, int64_t nnz, const int64_t* __restrict__ rp,
+                                                          const int32_t* __restrict__ ci, const double* __restrict__ va) {
+  const int64_t r = nrows * s / 64;  // < nrows
+  unsigned long long h = mix64(static_cast<unsigned long long>(rp[r + 1]) ^ (static_cast<unsigned long long>(s) << 56));
+  if (nnz > 0) {
+    const int64_t k = nnz * (2 * s + 1) / 128;  // < nnz
+    unsigned long long bits;
+    const double v = va[k];
+    memcpy(&bits, &v, sizeof bits);
+    h = mix64(h ^ bits);
+    h = mix64(h + static_cast<unsigned long long>(static_cast<uint32_t>(ci[k])));
+  }
+  return h;
+}
+
+__device__ unsigned long long block_fingerprint(int64_t nrows, int64_t nnz, const int64_t* __restrict__ rp,
+                                                const int32_t* __restrict__ ci, const double* __restrict__ va) {
+  __shared__ unsigned long long part[64];
+  const int tid = threadIdx.x;
+  if (tid < 64) part[tid] = sample_hash(tid, nrows, nnz, rp, ci, va);
+  __syncthreads();
+  for (int off = 32; off > 0; off >>= 1) {
+    if (tid < off) part[tid] += part[tid + off];
+    __syncthreads();
+  }
+  return part[0];
+}
+
+// setup: the fingerprint of A (one block of 64 threads).
+__global__ void __launch_bounds__(64) fingerprint_kernel(int64_t nrows, int64_t nnz, const int64_t* __restrict__ rp,
+                                                         const int32_t* __restrict__ ci, const double* __restrict__ va,
+                                                         unsigned long long* out) {
+  const unsigned long long f = block_fingerprint(nrows, nnz, rp, ci, va);
+  if (threadIdx.x == 0) *out = f;
+}
+
+// ------------------------------------------------------------------------------------------------
 // SELL-C-sigma. Position p = s*C + l (slice s, lane l) holds row perm[p] (p itself when SIGMA == 1)
 // of length len[p] (0 for the padding positions p >= nrows); its entry j is at
 // sptr[s] + j*C + l. Slice s has width (sptr[s+1]-sptr[s])/C = the longest row in it.
@@ -146,18 +195,21 @@ __global__ void __launch_bounds__(BLOCK) csr_kernel(int64_t nrows, const int64_t
 // entries, so the loads are coalesced. Entries past a row's length are never read (the padding
 // is never multiplied, whatever x holds).
 //
-// ok: set by check_kernel for this call; 0 means the SELL copy does not belong to the matrix now in
-// (rp, ci, va) (a call without glp_setup for this A), and every group computes its positions'
-// rows from CSR instead (row p at position p, TPR lanes, the same shuffles).
+// Stale-copy guard (glp_kernel may be called for a matrix that glp_setup did not see, at the same
+// addresses and sizes): the last block to finish (a device counter, reset by that block) compares
+// the fingerprint of A now in (rp, ci, va) with the one taken at setup (*fp_ref). On a mismatch it
+// recomputes all of y from CSR, after every other block has written its SELL results (their
+// writes are fenced before they are counted), so the CSR values are the ones that stay. The
+// normal path pays one fenced atomic per block and one 64-sample fingerprint at the end.
 // ------------------------------------------------------------------------------------------------
-__global__ void __launch_bounds__(BLOCK) sell_kernel(int64_t nrows, int64_t nslices, const int64_t* __restrict__ sptr,
+__global__ void __launch_bounds__(BLOCK) sell_kernel(int64_t nrows, int64_t nnz, int64_t nslices, const int64_t* __restrict__ sptr,
                                                      const int32_t* __restrict__ len, const int32_t* __restrict__ perm,
                                                      const int32_t* __restrict__ scol, const double* __restrict__ sval,
-                                                     const int* __restrict__ ok, const int64_t* __restrict__ rp,
-                                                     const int32_t* __restrict__ ci, const double* __restrict__ va,
-                                                     const double* __restrict__ x, double* __restrict__ y) {
+                                                     const unsigned long long* __restrict__ fp_ref, unsigned int* done,
+                                                     const int64_t* __restrict__ rp, const int32_t* __restrict__ ci,
+                                                     const double* __restrict__ va, const double* __restrict__ x,
+                                                     double* __restrict__ y) {
   constexpr int G = C * TPR;  // threads per slice
-  const bool use_sell = *ok != 0;
   const int64_t total = nslices * G;
   for (int64_t g0 = static_cast<int64_t>(blockIdx.x) * BLOCK; g0 < total; g0 += static_cast<int64_t>(gridDim.x) * BLOCK) {
     const int64_t g = g0 + threadIdx.x;
@@ -167,40 +219,62 @@ __global__ void __launch_bounds__(BLOCK) sell_kernel(int64_t nrows, int64_t nsli
     const int64_t p = s * C + l;  // >= nrows for padding positions and threads past the end
     double sum = 0.0;
     if (p < nrows) {
-      if (use_sell) {
-        const int n = len[p];
-        const int64_t base = sptr[s] + l;
-        double acc[U];
+      const int n = len[p];
+      const int64_t base = sptr[s] + l;
+      double acc[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) acc[u] = 0.0;
-        int j = t;
-        for (; j + (U - 1) * TPR < n; j += U * TPR) {
+      for (int u = 0; u < U; ++u) acc[u] = 0.0;
+      int j = t;
+      for (; j + (U - 1) * TPR < n; j += U * TPR) {
 #pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const int64_t e = base + static_cast<int64_t>(j + u * TPR) * C;
-            acc[u] += sval[e] * x[scol[e]];
-          }
+        for (int u = 0; u < U; ++u) {
+          const int64_t e = base + static_cast<int64_t>(j + u * TPR) * C;
+          acc[u] += sval[e] * x[scol[e]];
         }
-        for (; j < n; j += TPR) {
-          const int64_t e = base + static_cast<int64_t>(j) * C;
-          acc[0] += sval[e] * x[scol[e]];
-        }
-#pragma unroll
-        for (int u = 1; u < U; ++u) acc[0] += acc[u];
-        sum = acc[0];
-      } else {
-        sum = csr_part(ci, va, x, rp[p], rp[p + 1], t);
       }
+      for (; j < n; j += TPR) {
+        const int64_t e = base + static_cast<int64_t>(j) * C;
+        acc[0] += sval[e] * x[scol[e]];
+      }
+#pragma unroll
+      for (int u = 1; u < U; ++u) acc[0] += acc[u];
+      sum = acc[0];
     }
     sum = group_sum(sum);
     if (p < nrows && t == 0) {
 #if GLP_SIGMA > 1
-      y[use_sell ? static_cast<int64_t>(perm[p]) : p] = sum;
+      y[perm[p]] = sum;
 #else
       (void)perm;
       y[p] = sum;
 #endif
     }
+  }
+
+  // The stale-copy guard (see above).
+  __shared__ int last;
+  __syncthreads();  // this block's y writes are issued
+  if (threadIdx.x == 0) {
+    __threadfence();  // ... and visible device-wide before the block is counted
+    last = atomicAdd(done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;  // the whole block
+  __threadfence();
+  const bool same = block_fingerprint(nrows, nnz, rp, ci, va) == *fp_ref;
+  if (threadIdx.x == 0) *done = 0;  // ready for the next launch
+  if (same) return;
+  constexpr int RPB = BLOCK / TPR;
+  const int t = threadIdx.x % TPR;
+  for (int64_t r0 = 0; r0 < nrows; r0 += RPB) {  // this block alone: every row from CSR
+    const int64_t row = r0 + threadIdx.x / TPR;
+    int64_t b = 0, e = 0;
+    if (row < nrows) {
+      b = rp[row];
+      e = rp[row + 1];
+    }
+    const double v = group_sum(csr_part(ci, va, x, b, e, t));
+    if (row < nrows && t == 0) y[row] = v;
   }
 }
 
@@ -234,41 +308,6 @@ __global__ void __launch_bounds__(256) sell_fill_kernel(int64_t nrows, int64_t n
         sval[e] = 0.0;
       }
     }
-  }
-}
-
-// A fingerprint of A from 64 samples: row_ptr at 64 rows, col_idx and values at 64 entries.
-// One block of 64 threads. ref == nullptr: store it in *out (setup). Otherwise: *ok = (it == *ref).
-__device__ __forceinline__ unsigned long long mix64(unsigned long long z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-__global__ void __launch_bounds__(64) check_kernel(int64_t nrows, int64_t nnz, const int64_t* __restrict__ rp,
-                                                   const int32_t* __restrict__ ci, const double* __restrict__ va,
-                                                   const unsigned long long* __restrict__ ref, unsigned long long* out,
-                                                   int* ok) {
-  __shared__ unsigned long long part[64];
-  const int s = threadIdx.x;
-  const int64_t r = nrows * s / 64;
-  unsigned long long h = mix64(static_cast<unsigned long long>(rp[r + 1]) + 0x100000000ull * static_cast<unsigned long long>(s));
-  if (nnz > 0) {
-    const int64_t k = nnz * (2 * s + 1) / 128;
-    unsigned long long bits;
-    const double v = va[k];
-    memcpy(&bits, &v, sizeof bits);
-    h ^= mix64(bits ^ static_cast<unsigned long long>(s));
-    h += mix64(static_cast<unsigned long long>(static_cast<uint32_t>(ci[k])) * 131ull + static_cast<unsigned long long>(s));
-  }
-  part[s] = h;
-  __syncthreads();
-  if (s == 0) {
-    unsigned long long f = 0;
-    for (int i = 0; i < 64; ++i) f = mix64(f ^ part[i]);
-    if (ref == nullptr) *out = f;
-    else *ok = (f == *ref) ? 1 : 0;
   }
 }
 #endif  // GLP_FORMAT == 1
@@ -371,8 +410,8 @@ struct sell_state {
   int32_t* perm = nullptr;  // SIGMA > 1 only
   int32_t* col = nullptr;
   double* val = nullptr;
-  unsigned long long* fp = nullptr;  // [0] fingerprint of A at setup; followed by the int ok flag
-  int* ok = nullptr;
+  unsigned long long* fp = nullptr;  // [0] fingerprint of A at setup, [1] the sell_kernel block counter
+  unsigned int* done = nullptr;      // (unsigned int*)(fp + 1)
   bool matches(const problem& P) const {
     return valid && rp == P.rp && ci == P.ci && va == P.va && nrows == P.nrows && ncols == P.ncols && nnz == P.nnz;
   }

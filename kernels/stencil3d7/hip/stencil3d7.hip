@@ -4,6 +4,12 @@
 // ../cuda_hip/stencil3d7_kernels.hpp, shared with the CUDA template cuda/stencil3d7.cu.
 // args: u (in), v (out), device pointers; sizes: nx, ny, nz. Launches asynchronously on `stream`.
 // Builds with hipcc (AMD) or with nvcc -x cu -include glp_hip_on_cuda.h (NVIDIA).
+//
+// Extra parameter points that tools/check-gpu-templates.sh compiles (besides the defaults):
+// glp-check-point: -DGLP_Z_MARCH=0 -DGLP_SHARED=0 -DGLP_BLOCK_X=32 -DGLP_BLOCK_Y=1 -DGLP_UNROLL=1 -DGLP_Z_CHUNK=0 -DGLP_STREAM=0
+// glp-check-point: -DGLP_Z_MARCH=0 -DGLP_SHARED=1 -DGLP_BLOCK_X=256 -DGLP_BLOCK_Y=1 -DGLP_UNROLL=4 -DGLP_Z_CHUNK=0 -DGLP_STREAM=1
+// glp-check-point: -DGLP_Z_MARCH=1 -DGLP_SHARED=1 -DGLP_BLOCK_X=32 -DGLP_BLOCK_Y=16 -DGLP_UNROLL=1 -DGLP_Z_CHUNK=4 -DGLP_STREAM=0
+// glp-check-point: -DGLP_Z_MARCH=1 -DGLP_SHARED=0 -DGLP_BLOCK_X=256 -DGLP_BLOCK_Y=4 -DGLP_UNROLL=4 -DGLP_Z_CHUNK=0 -DGLP_STREAM=1
 #ifndef GLP_HIP_ON_CUDA
 #include <hip/hip_runtime.h>
 #endif
