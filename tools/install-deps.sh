@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs every dependency of galapagos from Debian 12's packages. Idempotent: packages
 # already present are left alone. Run as root (or through sudo).
-#   tools/install-deps.sh            build + run dependencies, test tools (slurm, munge, h5py)
-#   GALAPAGOS_WITH_HIP=1 tools/...   also Debian's hipcc (large; only for the HIP build check)
+#   tools/install-deps.sh            build + run dependencies, test tools (slurm, munge, h5py,
+#                                    hipcc for the HIP build check). The CUDA toolkit is used where
+#                                    present (/usr/local/cuda); Debian 12 does not package CUDA 12+.
 set -euo pipefail
 
 packages=(
@@ -18,8 +19,8 @@ packages=(
   libopenblas-dev
   python3 python3-h5py python3-numpy python3-pandas python3-matplotlib
   slurm-wlm munge
+  hipcc
 )
-if [[ "${GALAPAGOS_WITH_HIP:-0}" == 1 ]]; then packages+=(hipcc); fi
 
 missing=()
 for p in "${packages[@]}"; do
