@@ -70,6 +70,11 @@ int eval_command(const std::vector<std::string>& args) {
     const std::filesystem::path source = vm["source"].as<std::string>();
     if (!std::filesystem::is_regular_file(source)) throw error(source.string(), "source file not found");
     eval::candidate_source c{source, "", {}, b.tmpl.flags, b.tmpl.libs};
+    for (const auto& bl : b.baselines)  // one of the family's baselines: its own flags and libraries
+      if (std::filesystem::equivalent(bl.source, source)) {
+        c.flags = bl.flags;
+        c.libs = bl.libs;
+      }
     if (vm.count("param"))
       for (const auto& kv : vm["param"].as<std::vector<std::string>>()) {
         const auto eq = kv.find('=');

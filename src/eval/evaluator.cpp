@@ -346,7 +346,13 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
   p.stage();
   double t = 0;
   if (!run_once(s, p, m, t, true)) return false;
-  const double floor = floor_s(p.size());
+  double floor = floor_s(p.size());
+  if (floor > 0 && t < floor / settings_.checks.physics_margin && toolchain_.worker_backend == "cpu") {
+    // A shared node's bandwidth swings: before calling a run impossible, measure again and keep
+    // the best bandwidth this run has seen.
+    ceilings_.bandwidth_gbs = std::max(ceilings_.bandwidth_gbs, measure_bandwidth_gbs(ceilings_.llc_bytes));
+    floor = floor_s(p.size());
+  }
   if (floor > 0 && t < floor / settings_.checks.physics_margin) {
     m.status = "suspect_too_fast";
     char buf[200];

@@ -32,7 +32,9 @@ struct aligned_free {
 using buffer = std::unique_ptr<double[], aligned_free>;
 buffer make_buffer(std::size_t n) { return buffer(static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)))); }
 
-double stream_bandwidth_gbs(std::size_t llc) {
+}  // namespace
+
+double measure_bandwidth_gbs(std::size_t llc) {
   const long n = static_cast<long>(std::max<std::size_t>(8 * llc / sizeof(double), 1u << 25));
   auto a = make_buffer(static_cast<std::size_t>(n)), b = make_buffer(static_cast<std::size_t>(n)),
        c = make_buffer(static_cast<std::size_t>(n));
@@ -65,6 +67,8 @@ double stream_bandwidth_gbs(std::size_t llc) {
   }
   return best / 1e9;
 }
+
+namespace {
 
 // The best of a few BLAS matrix products: the practical peak of this node's arithmetic.
 template <class T, class Gemm>
@@ -114,7 +118,7 @@ machine_probe probe_machine() {
   p.cores = backends::cpu::widen_affinity();
   omp_set_num_threads(p.cores);
   p.llc_bytes = last_level_cache_bytes();
-  p.bandwidth_gbs = stream_bandwidth_gbs(p.llc_bytes);
+  p.bandwidth_gbs = measure_bandwidth_gbs(p.llc_bytes);
   p.peak_gflops = gemm_gflops<double>(dgemm_);
   p.peak_gflops_f32 = gemm_gflops<float>(sgemm_);
   return p;

@@ -30,5 +30,7 @@ std::size_t last_level_cache_bytes();
 std::string cpu_model_name();
 // Takes a second or two: run it while the node is not busy (hold the node lock).
 machine_probe probe_machine();
+// The STREAM-like part alone (best of copy, triad and streaming-store copy), in GB/s.
+double measure_bandwidth_gbs(std::size_t llc_bytes);
 
 }  // namespace galapagos::eval

@@ -49,32 +49,60 @@
 #ifndef GLP_REAL
 #define GLP_REAL double
 #endif
+
+// Defaults: a good point for each element type on a 2-core Zen 4 (AVX-512), used only when the
+// parameters are not given (GLP_IS_FLOAT_<type> tells the types apart in the preprocessor).
+#define GLP_CAT_(a, b) a##b
+#define GLP_CAT(a, b) GLP_CAT_(a, b)
+#define GLP_IS_FLOAT_double 0
+#define GLP_IS_FLOAT_float 1
+#if GLP_CAT(GLP_IS_FLOAT_, GLP_REAL)
+#define GLP_DEFAULTS_F32 1
+#else
+#define GLP_DEFAULTS_F32 0
+#endif
+
+#if GLP_DEFAULTS_F32
+#define GLP_DEF_NC 3072
+#define GLP_DEF_KC 768
+#define GLP_DEF_MR 6
+#define GLP_DEF_NR 64
+#define GLP_DEF_UNROLL 4
+#define GLP_DEF_PARALLEL 2
+#else
+#define GLP_DEF_NC 1536
+#define GLP_DEF_KC 384
+#define GLP_DEF_MR 8
+#define GLP_DEF_NR 24
+#define GLP_DEF_UNROLL 2
+#define GLP_DEF_PARALLEL 1
+#endif
 #ifndef GLP_MC
 #define GLP_MC 96
 #endif
 #ifndef GLP_NC
-#define GLP_NC 1536
+#define GLP_NC GLP_DEF_NC
 #endif
 #ifndef GLP_KC
-#define GLP_KC 256
+#define GLP_KC GLP_DEF_KC
 #endif
 #ifndef GLP_MR
-#define GLP_MR 12
+#define GLP_MR GLP_DEF_MR
 #endif
 #ifndef GLP_NR
-#define GLP_NR 16
+#define GLP_NR GLP_DEF_NR
 #endif
 #ifndef GLP_PACK
 #define GLP_PACK 1
 #endif
 #ifndef GLP_UNROLL
-#define GLP_UNROLL 4
+#define GLP_UNROLL GLP_DEF_UNROLL
 #endif
 #ifndef GLP_SIMD
 #define GLP_SIMD 2
 #endif
 #ifndef GLP_PARALLEL
-#define GLP_PARALLEL 2
+#define GLP_PARALLEL GLP_DEF_PARALLEL
 #endif
 
 #if GLP_MC < 1 || GLP_NC < 1 || GLP_KC < 1
