@@ -184,8 +184,15 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
   r.shared_flags = toolchain_.shared_flags;
   r.source = c.source;
   r.source_text = c.text;
-  r.flags = c.flags;
-  r.libs = c.libs;
+  // Families name the Kokkos found at configure time as @KOKKOS_INCLUDE_DIR@ / @KOKKOS_LIB_DIR@.
+  auto expand = [](std::string s) {
+    for (const auto& [token, value] : {std::pair<std::string, std::string>{"@KOKKOS_INCLUDE_DIR@", build_info::kokkos_include_dir},
+                                       {"@KOKKOS_LIB_DIR@", build_info::kokkos_lib_dir}})
+      for (auto pos = s.find(token); pos != std::string::npos; pos = s.find(token)) s.replace(pos, token.size(), value);
+    return s;
+  };
+  for (const auto& f : c.flags) r.flags.push_back(expand(f));
+  for (const auto& l : c.libs) r.libs.push_back(expand(l));
   r.include_dirs = {abi_include_dir(family_).string()};
   for (const auto& [k, v] : c.params) r.defines.push_back("GLP_" + k + "=" + v);
   const auto built = builder_.build(r);
