@@ -180,7 +180,8 @@ void problem::stage() {
   for (auto& sl : slots_) {
     std::byte* dst = arena_.data() + sl.offset;
     if (sl.input.empty()) poison(sl.spec->type, dst, sl.count);
-    else if (!arena_inputs_verified_) std::memcpy(dst, sl.input.data(), sl.input.size());
+    // inout arguments hold the last run's output: always restore their input values.
+    else if (!arena_inputs_verified_ || sl.spec->direction == intent::inout) std::memcpy(dst, sl.input.data(), sl.input.size());
   }
   redrawn_.clear();
   arena_inputs_verified_ = false;  // until the next verify() finds them untouched

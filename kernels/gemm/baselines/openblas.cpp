@@ -19,10 +19,10 @@ namespace {
 using real = GLP_REAL;
 constexpr int32_t kDtype = std::is_same<real, double>::value ? GLP_FLOAT64 : GLP_FLOAT32;
 
-void gemm(int m, int n, int k, double alpha, const double* A, const double* B, double beta, double* C) {
+inline void gemm(int m, int n, int k, double alpha, const double* A, const double* B, double beta, double* C) {
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, A, k, B, n, beta, C, n);
 }
-void gemm(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C) {
+inline void gemm(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, A, k, B, n, beta, C, n);
 }
 }  // namespace

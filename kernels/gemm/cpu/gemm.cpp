@@ -488,9 +488,9 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   }
 
   const std::int64_t kcmax = min64(KC, k);
-  const std::int64_t nslivers = (n + NR - 1) / NR;
   const int nthreads = omp_get_max_threads();
 #if GLP_PACK
+  const std::int64_t nslivers = (n + NR - 1) / NR;
   const std::size_t per_thread = static_cast<std::size_t>(MC * kcmax);
   scratch bpanel(static_cast<std::size_t>(nslivers * NR * kcmax));
 #else
