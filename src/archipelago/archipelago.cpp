@@ -325,6 +325,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
                            {"family", cfg.family},
                            {"backend", cfg.backend},
                            {"fitness_size", s->evaluator->fitness_description()},
+                           {"tolerance", std::to_string(s->family.tolerance)},
                            {"compiler", s->evaluator->compiler().compiler_identity()},
                            {"hdf5_flavor", build_info::hdf5_flavor},
                            {"islands", std::to_string(size)},

@@ -28,8 +28,9 @@ def text(v):
 
 path, islands = sys.argv[1], int(sys.argv[2])
 with h5py.File(path, "r") as f:
-    for attr in ("galapagos_version", "config_toml", "created_utc", "family", "backend"):
+    for attr in ("galapagos_version", "config_toml", "created_utc", "family", "backend", "tolerance"):
         check(attr in f.attrs, f"root attribute {attr} missing")
+    tolerance = float(f.attrs["tolerance"])
     cands = f["candidates"][:]
     check(len(cands) > 0, "no candidates")
     ids = set()
@@ -42,7 +43,7 @@ with h5py.File(path, "r") as f:
         if status == "ok":
             check(c["time_median_s"] > 0 and c["repetitions"] >= 3, f"candidate {c['id']}: ok without timing")
             check(c["speedup"] > 0 and c["roofline_fraction"] > 0, f"candidate {c['id']}: ok without speedup/roofline")
-            check(c["rel_error"] <= 1e-12, f"candidate {c['id']}: ok with error {c['rel_error']}")
+            check(c["rel_error"] <= tolerance, f"candidate {c['id']}: ok with error {c['rel_error']} > {tolerance}")
             check(text(c["source_hash"]) in f["sources"], f"candidate {c['id']}: source not stored")
         else:
             check(math.isnan(c["speedup"]), f"candidate {c['id']}: failed ({status}) but has a speedup")
