@@ -39,6 +39,12 @@ std::string utc_now() {
   return buf;
 }
 
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 std::string format_time(double s) {
   char buf[32];
   if (!std::isfinite(s)) return "-";
@@ -325,7 +331,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
                            {"family", cfg.family},
                            {"backend", cfg.backend},
                            {"fitness_size", s->evaluator->fitness_description()},
-                           {"tolerance", std::to_string(s->family.tolerance)},
+                           {"tolerance", format_number(s->family.tolerance)},
                            {"compiler", s->evaluator->compiler().compiler_identity()},
                            {"hdf5_flavor", build_info::hdf5_flavor},
                            {"islands", std::to_string(size)},
