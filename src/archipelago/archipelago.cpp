@@ -265,17 +265,37 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
   // Setup: every rank reads and checks the same inputs; all agree before anything is written.
   std::unique_ptr<setup> s;
   std::string problem;
-  std::vector<baseline_result> baselines;
+  auto all_fine = [&]() {  // collective: false when any rank failed; the error is printed once
+    int failed = problem.empty() ? 0 : 1, any_failed = 0, rank0_failed = failed;
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Bcast(&rank0_failed, 1, MPI_INT, 0, comm);
+    if (failed && rank == 0) std::fprintf(stderr, "galapagos: %s\n", problem.c_str());
+    if (failed && rank != 0 && !rank0_failed) std::fprintf(stderr, "galapagos (rank %d): %s\n", rank, problem.c_str());
+    return any_failed == 0;
+  };
   try {
     s = prepare(config, o);
     {
       eval::node_lock_guard hold(*s->lock);
       s->probe = eval::probe_machine();
     }
-    eval::ceilings c = s->probe.limits();
     std::random_device rd;  // the check inputs' seed is secret: not derived from the config
     const std::uint64_t secret = (std::uint64_t{rd()} << 32) ^ rd();
-    s->evaluator = std::make_unique<eval::evaluator>(s->family, s->config.backend, s->config.eval, c, secret);
+    s->evaluator = std::make_unique<eval::evaluator>(s->family, s->config.backend, s->config.eval, s->probe.limits(), secret);
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  if (!all_fine()) return 2;
+  // A shared node's throughput swings between probes: every island judges and reports against
+  // the best ceilings any island measured (islands of one job run on nodes of one kind).
+  {
+    const auto& mine = s->evaluator->machine();
+    double local[3] = {mine.bandwidth_gbs, mine.peak_gflops, mine.peak_gflops_f32}, best[3];
+    MPI_Allreduce(local, best, 3, MPI_DOUBLE, MPI_MAX, comm);
+    s->evaluator->raise_ceilings(best[0], best[1], best[2]);
+  }
+  std::vector<baseline_result> baselines;
+  try {
     if (rank == 0) {
       for (const auto& b : s->family.backend(s->config.backend).baselines) {
         eval::node_lock_guard hold(*s->lock);
@@ -288,13 +308,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
   } catch (const std::exception& e) {
     problem = e.what();
   }
-  int failed = problem.empty() ? 0 : 1, any_failed = 0;
-  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm);
-  if (any_failed) {
-    if (failed && (rank == 0 || size == 1)) std::fprintf(stderr, "galapagos: %s\n", problem.c_str());
-    else if (failed) std::fprintf(stderr, "galapagos (rank %d): %s\n", rank, problem.c_str());
-    return 2;
-  }
+  if (!all_fine()) return 2;
 
   // The fastest baseline is what every speedup is measured against.
   double best_baseline[1] = {inf};
@@ -311,7 +325,8 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
   MPI_Bcast(best_name.data(), name_len, MPI_CHAR, 0, comm);
 
   // Hardware probes of every island, for the file.
-  const auto& ceil = s->evaluator->machine();  // the device's when the backend is a GPU
+  // Each island's own measurement (the device's on GPUs) goes into the file.
+  const auto& ceil = s->evaluator->measured();
   std::vector<double> probe_numbers = {ceil.bandwidth_gbs, ceil.peak_gflops, static_cast<double>(s->probe.cores),
                                        static_cast<double>(s->probe.llc_bytes), ceil.peak_gflops_f32};
   constexpr int probe_fields = 5;

@@ -107,6 +107,13 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
     accept_problems_.push_back(std::make_unique<problem>(f, accept[i], *arena_, f.accept_sizes[i].generator_spec, gen));
   timing_problem_ = std::make_unique<problem>(f, fitness_, *arena_, fitness_spec_, gen);
   if (toolchain_.worker_backend != "cpu") probe_device();
+  measured_ = ceilings_;
+}
+
+void evaluator::raise_ceilings(double bandwidth_gbs, double peak_gflops, double peak_gflops_f32) {
+  ceilings_.bandwidth_gbs = std::max(ceilings_.bandwidth_gbs, bandwidth_gbs);
+  ceilings_.peak_gflops = std::max(ceilings_.peak_gflops, peak_gflops);
+  ceilings_.peak_gflops_f32 = std::max(ceilings_.peak_gflops_f32, peak_gflops_f32);
 }
 
 // A device's ceilings are measured by a worker: only the worker links the device runtime.
@@ -355,9 +362,9 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
   if (!run_once(s, p, m, t, true)) return false;
   double floor = floor_s(p.size());
   if (floor > 0 && t < floor / settings_.checks.physics_margin && toolchain_.worker_backend == "cpu") {
-    // A shared node's bandwidth swings: before calling a run impossible, measure again and keep
-    // the best bandwidth this run has seen.
-    ceilings_.bandwidth_gbs = std::max(ceilings_.bandwidth_gbs, measure_bandwidth_gbs(ceilings_.llc_bytes));
+    // A shared node's throughput swings: before calling a run impossible, measure the ceilings
+    // again and keep the best this run has seen.
+    raise_ceilings(measure_bandwidth_gbs(ceilings_.llc_bytes), measure_peak_gflops(false), measure_peak_gflops(true));
     floor = floor_s(p.size());
   }
   if (floor > 0 && t < floor / settings_.checks.physics_margin) {

@@ -93,7 +93,10 @@ class evaluator {
   const families::family& family() const { return family_; }
   const builder& compiler() const { return builder_; }
   double floor_s(const families::sizes& s) const;
-  const ceilings& machine() const { return ceilings_; }
+  const ceilings& machine() const { return ceilings_; }    // what floors are computed from
+  const ceilings& measured() const { return measured_; }  // what this process measured itself
+  // Floors use the best of these and what was measured (other islands' probes, say).
+  void raise_ceilings(double bandwidth_gbs, double peak_gflops, double peak_gflops_f32);
   const families::sizes& fitness_size() const { return fitness_; }
   std::string fitness_description() const { return timing_problem_->describe(); }
 
@@ -114,6 +117,7 @@ class evaluator {
   std::string backend_;
   eval_settings settings_;
   ceilings ceilings_;
+  ceilings measured_;
   std::uint64_t secret_;
   std::uint64_t counter_ = 0;
   builder builder_;

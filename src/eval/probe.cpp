@@ -87,6 +87,10 @@ double gemm_gflops(Gemm gemm) {
 
 }  // namespace
 
+double measure_peak_gflops(bool single_precision) {
+  return single_precision ? gemm_gflops<float>(sgemm_) : gemm_gflops<double>(dgemm_);
+}
+
 std::size_t last_level_cache_bytes() {
   std::size_t best = 0;
   for (int idx = 0; idx < 8; ++idx) {
@@ -119,8 +123,8 @@ machine_probe probe_machine() {
   omp_set_num_threads(p.cores);
   p.llc_bytes = last_level_cache_bytes();
   p.bandwidth_gbs = measure_bandwidth_gbs(p.llc_bytes);
-  p.peak_gflops = gemm_gflops<double>(dgemm_);
-  p.peak_gflops_f32 = gemm_gflops<float>(sgemm_);
+  p.peak_gflops = measure_peak_gflops(false);
+  p.peak_gflops_f32 = measure_peak_gflops(true);
   return p;
 }
 

@@ -32,5 +32,7 @@ std::string cpu_model_name();
 machine_probe probe_machine();
 // The STREAM-like part alone (best of copy, triad and streaming-store copy), in GB/s.
 double measure_bandwidth_gbs(std::size_t llc_bytes);
+// The BLAS part alone: the best dgemm (or sgemm) rate, in GFLOP/s.
+double measure_peak_gflops(bool single_precision);
 
 }  // namespace galapagos::eval

@@ -1,0 +1,38 @@
+#!/usr/bin/python3
+"""summarize_results.py RESULTS.h5: a short Markdown summary of one galapagos run (for
+docs/results/): the run, the machine's measured ceilings, the baselines, the winner's final
+interleaved comparison, and the status counts."""
+import collections
+import sys
+
+import h5py
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+with h5py.File(sys.argv[1], "r") as f:
+    a = {k: text(v) for k, v in f.attrs.items() if k != "config_toml"}
+    print(f"# {a.get('family')} on {a.get('backend')}: {a.get('fitness_size')}\n")
+    print(f"galapagos {a.get('galapagos_version')} ({a.get('git_revision')}), {a.get('created_utc')}, "
+          f"{a.get('islands')} island(s), seed {a.get('seed')}, config `{a.get('config_file')}`\n")
+    for m in f["machine"][:]:
+        print(f"- island {m['island']}: {text(m['cpu_model'])}, {m['cores']} cores; measured bandwidth "
+              f"{m['bandwidth_gbs']:.1f} GB/s, peak {m['peak_gflops']:.1f} GFLOP/s (f64), {m['peak_gflops_f32']:.1f} (f32)")
+    print("\n| baseline | status | median | roofline |\n|---|---|---|---|")
+    for b in f["baselines"][:]:
+        print(f"| {text(b['name'])} | {text(b['status'])} | {b['time_median_s'] * 1e3:.4f} ms | {b['roofline_fraction']:.0%} |")
+    cands = f["candidates"][:]
+    counts = collections.Counter(text(c["status"]) for c in cands)
+    print(f"\n{len(cands)} candidates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    if "winner" in f:
+        w = {k: (text(v) if isinstance(v, (bytes, str)) else float(v)) for k, v in f["winner"].attrs.items()}
+        print(f"\nWinner (candidate {w['candidate_id']}): `{w['params']}`  ")
+        print(f"final check {w['status']}; {w['method']}:  ")
+        print(f"median {w['time_median_s'] * 1e3:.4f} ms (min {w['time_min_s'] * 1e3:.4f}, IQR {w['time_spread_s'] * 1e3:.4f}, "
+              f"{int(w['repetitions'])} runs), speedup {w['speedup']:.2f}x over {w['fastest_baseline']}, "
+              f"roofline fraction {w['roofline_fraction']:.0%}")
+        for k, v in sorted(w.items()):
+            if k.startswith("baseline_"):
+                print(f"- {k[len('baseline_'):-len('_median_s')]}: {v * 1e3:.4f} ms in the same rounds")
