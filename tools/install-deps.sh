@@ -16,7 +16,7 @@ packages=(
   libtomlplusplus-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libmuparser-dev
   libseccomp-dev
   libgtest-dev googletest
-  libopenblas-dev
+  libopenblas-dev libblis-openmp-dev
   python3 python3-h5py python3-numpy python3-pandas python3-matplotlib
   slurm-wlm munge
   hipcc

@@ -1,7 +1,8 @@
-// gemm / gemm_f32 baseline: the vendor library call a user would make, OpenBLAS's cblas_dgemm or
-// cblas_sgemm (GLP_REAL picks which), row-major, no transposes. Debian's libopenblas0-pthread:
-// OpenBLAS runs its own pthread pool, sized from OPENBLAS_NUM_THREADS / OMP_NUM_THREADS (the
-// worker sets OMP_NUM_THREADS), started when the library is loaded. beta == 0: C is not read
+// gemm / gemm_f32 baseline: the vendor library call a user would make, cblas_dgemm or cblas_sgemm
+// (GLP_REAL picks which), row-major, no transposes. Which BLAS answers is the baseline's flags'
+// choice in family.toml: OpenBLAS (Debian's default libopenblas0-pthread, its own pthread pool
+// sized from OMP_NUM_THREADS, started when the library is loaded) or BLIS (libblis-openmp, on
+// the worker's OpenMP threads), each measured in the same run. beta == 0: C is not read
 // (BLAS convention, the same as the family's definition).
 #include <cblas.h>
 
