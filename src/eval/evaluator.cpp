@@ -12,6 +12,7 @@
 #include "eval/symbols.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
+#include "util/hash.hpp"
 
 namespace galapagos::eval {
 
@@ -20,13 +21,6 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
 }
 
 std::filesystem::path abi_include_dir(const families::family& f) {
@@ -109,6 +103,9 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   if (toolchain_.worker_backend != "cpu") probe_device();
   measured_ = ceilings_;
 }
+
+// Input seeds: derived from the secret run seed, never from anything a candidate can see.
+std::uint64_t evaluator::next_seed() { return util::mix64(secret_ ^ util::mix64(++counter_)); }
 
 void evaluator::raise_ceilings(double bandwidth_gbs, double peak_gflops, double peak_gflops_f32) {
   ceilings_.bandwidth_gbs = std::max(ceilings_.bandwidth_gbs, bandwidth_gbs);
@@ -334,7 +331,7 @@ bool evaluator::accept(session& s, measurement& m) {
   int dist = 0;
   for (auto& p : accept_problems_) {
     for (int k = 0; k < settings_.checks.seeds; ++k) {
-      p->fill(mix(secret_ ^ mix(++counter_)), dist++);
+      p->fill(next_seed(), dist++);
       p->compute_reference(reference_);
       p->stage();
       double t = 0;
@@ -408,7 +405,7 @@ measurement evaluator::evaluate(const candidate_source& c) {
   if (!s || !accept(*s, m)) return done();
 
   problem& p = *timing_problem_;
-  p.fill(mix(secret_ ^ mix(++counter_)), 0);
+  p.fill(next_seed(), 0);
   p.compute_reference(reference_);
   // Warm-up: two runs on identical inputs, verified, and compared with each other.
   std::vector<double> warm;
@@ -424,14 +421,14 @@ measurement evaluator::evaluate(const candidate_source& c) {
     return done();
   }
   for (int i = 2; i < settings_.timing.warmup; ++i)
-    if (!timed_run(*s, p, m, warm, mix(secret_ ^ mix(++counter_)))) return done();
+    if (!timed_run(*s, p, m, warm, next_seed())) return done();
 
   // Timed runs: how many is decided by these runs alone, never by the warm-up.
   std::vector<double> times;
   const auto tt = clock_type::now();
   const auto& tp = settings_.timing;
   while (static_cast<int>(times.size()) < tp.max_repetitions) {
-    if (!timed_run(*s, p, m, times, mix(secret_ ^ mix(++counter_)))) return done();
+    if (!timed_run(*s, p, m, times, next_seed())) return done();
     if (static_cast<int>(times.size()) < tp.min_repetitions) continue;
     const auto st = summarize(times);
     if (st.iqr <= tp.target_spread * st.median || seconds_since(tt) > tp.time_cap_s) break;
@@ -451,14 +448,14 @@ std::vector<measurement> evaluator::evaluate_interleaved(const std::vector<candi
     if (sessions[i] && !accept(*sessions[i], ms[i])) sessions[i].reset();
   }
   problem& p = *timing_problem_;
-  p.fill(mix(secret_ ^ mix(++counter_)), 0);
+  p.fill(next_seed(), 0);
   p.compute_reference(reference_);
   std::vector<double> warm;
   for (std::size_t i = 0; i < cs.size(); ++i)
-    if (sessions[i] && !timed_run(*sessions[i], p, ms[i], warm, mix(secret_ ^ mix(++counter_)))) sessions[i].reset();
+    if (sessions[i] && !timed_run(*sessions[i], p, ms[i], warm, next_seed())) sessions[i].reset();
   for (int r = 0; r < rounds; ++r)
     for (std::size_t i = 0; i < cs.size(); ++i)
-      if (sessions[i] && !timed_run(*sessions[i], p, ms[i], times[i], mix(secret_ ^ mix(++counter_)))) sessions[i].reset();
+      if (sessions[i] && !timed_run(*sessions[i], p, ms[i], times[i], next_seed())) sessions[i].reset();
   for (std::size_t i = 0; i < cs.size(); ++i) {
     if (ms[i].status == "ok") {
       ms[i].repetitions = static_cast<int>(times[i].size());

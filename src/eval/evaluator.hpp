@@ -109,6 +109,7 @@ class evaluator {
   bool request(session& s, protocol::request_kind kind, const protocol::request* args, measurement& m);
   std::unique_ptr<session> start_worker();
   void probe_device();
+  std::uint64_t next_seed();
   families::sizes resolve(const families::problem_spec& p) const;
   void* load_trusted(const std::filesystem::path& source, const char* what);
   void finish_statistics(measurement& m, std::vector<double> times) const;

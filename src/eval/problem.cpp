@@ -7,6 +7,7 @@
 
 #include "eval/arena.hpp"
 #include "util/error.hpp"
+#include "util/hash.hpp"
 
 namespace galapagos::eval {
 
@@ -19,20 +20,13 @@ constexpr std::uint64_t poison64 = 0x7ff4deadbeefcafeull;  // a signalling NaN
 constexpr std::uint32_t poison32 = 0x7fa5deadu;
 constexpr std::int64_t poison_int = 0x5a5a5a5a5a5a5a5all;
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser: counter-based, so fills parallelise
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 double draw(std::uint64_t h, const std::string& dist) {
   const double u = (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;  // (0,1), never 0
   if (dist == "uniform") return u;
   if (dist == "signed") return 2.0 * u - 1.0;
   // heavy_tailed: Pareto tail (alpha 3) with a random sign
   const double mag = std::pow(u, -1.0 / 3.0);
-  return (mix(h) & 1) ? mag : -mag;
+  return (util::mix64(h) & 1) ? mag : -mag;
 }
 
 template <class T>
@@ -130,11 +124,11 @@ void problem::fill(std::uint64_t seed, int distribution) {
     if (sl.input.empty() || sl.spec->generated) continue;
     const auto& dists = sl.spec->distributions;
     const std::string& dist = dists[static_cast<std::size_t>(distribution) % dists.size()];
-    const std::uint64_t base = mix(seed ^ mix(k + 1));
+    const std::uint64_t base = util::mix64(seed ^ util::mix64(k + 1));
     std::byte* p = sl.input.data();
     const dtype t = sl.spec->type;
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < sl.count; ++i) store(t, p, i, mix(base + static_cast<std::uint64_t>(i)), dist);
+    for (std::int64_t i = 0; i < sl.count; ++i) store(t, p, i, util::mix64(base + static_cast<std::uint64_t>(i)), dist);
   }
 }
 
@@ -142,12 +136,12 @@ void problem::perturb(std::uint64_t seed, std::int64_t count) {
   for (std::size_t k = 0; k < slots_.size(); ++k) {
     auto& sl = slots_[k];
     if (sl.input.empty() || sl.count == 0 || sl.spec->generated) continue;
-    std::uint64_t h = mix(seed ^ mix(1000 + k));
+    std::uint64_t h = util::mix64(seed ^ util::mix64(1000 + k));
     const std::string& dist = sl.spec->distributions[seed % sl.spec->distributions.size()];
     for (std::int64_t j = 0; j < std::min(count, sl.count); ++j) {
-      h = mix(h);
+      h = util::mix64(h);
       const auto i = static_cast<std::int64_t>(h % static_cast<std::uint64_t>(sl.count));
-      store(sl.spec->type, sl.input.data(), i, mix(h ^ 0x5bd1e995), dist);
+      store(sl.spec->type, sl.input.data(), i, util::mix64(h ^ 0x5bd1e995), dist);
       redrawn_.emplace_back(k, i);
     }
   }

@@ -18,6 +18,15 @@ class content_hash {
 };
 
 std::string hash_text(std::string_view text);
+
+// The splitmix64 finaliser: a counter-based mixer, so that random streams derived from a seed
+// can be drawn in parallel and reproduced element by element.
+inline unsigned long long mix64(unsigned long long x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
 std::string read_file(const std::string& path);  // throws galapagos::error naming the file
 
 }  // namespace galapagos::util
