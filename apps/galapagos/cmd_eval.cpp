@@ -69,12 +69,10 @@ int eval_command(const std::vector<std::string>& args) {
     const auto& b = fam.backend(backend);
     const std::filesystem::path source = vm["source"].as<std::string>();
     if (!std::filesystem::is_regular_file(source)) throw error(source.string(), "source file not found");
-    eval::candidate_source c{source, "", {}, b.tmpl.flags, b.tmpl.libs};
+    eval::candidate_source c = eval::candidate_from(b.tmpl);
+    c.source = source;
     for (const auto& bl : b.baselines)  // one of the family's baselines: its own flags and libraries
-      if (std::filesystem::equivalent(bl.source, source)) {
-        c.flags = bl.flags;
-        c.libs = bl.libs;
-      }
+      if (std::filesystem::equivalent(bl.source, source)) c = eval::candidate_from(bl);
     if (vm.count("param"))
       for (const auto& kv : vm["param"].as<std::vector<std::string>>()) {
         const auto eq = kv.find('=');
@@ -86,7 +84,7 @@ int eval_command(const std::vector<std::string>& args) {
     eval::evaluator ev(fam, backend, settings, probe.limits(),
                        (std::uint64_t{rd()} << 32) ^ rd());
     if (!vm.count("no-baselines"))
-      for (const auto& bl : b.baselines) baselines.emplace_back(bl.name, ev.evaluate({bl.source, "", {}, bl.flags, bl.libs}));
+      for (const auto& bl : b.baselines) baselines.emplace_back(bl.name, ev.evaluate(eval::candidate_from(bl)));
     m = ev.evaluate(c);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "galapagos eval: %s\n", e.what());

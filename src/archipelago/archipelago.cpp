@@ -65,14 +65,6 @@ struct setup {
   std::unique_ptr<eval::evaluator> evaluator;
 };
 
-eval::candidate_source template_candidate(const families::backend_spec& b, const std::map<std::string, std::string>& params) {
-  return eval::candidate_source{b.tmpl.source, "", params, b.tmpl.flags, b.tmpl.libs};
-}
-
-eval::candidate_source baseline_candidate(const families::source_spec& s) {
-  return eval::candidate_source{s.source, "", {}, s.flags, s.libs};
-}
-
 struct baseline_result {
   std::string name;
   eval::measurement m;
@@ -158,7 +150,7 @@ class island_runner {
     eval::measurement m;
     {
       eval::node_lock_guard hold(*s_.lock);
-      m = s_.evaluator->evaluate(template_candidate(b, params));
+      m = s_.evaluator->evaluate(eval::candidate_from(b.tmpl, params));
     }
     const std::int64_t id = static_cast<std::int64_t>(rank) * 1000000 + next_id_++;
     const bool ok = m.status == "ok";
@@ -299,7 +291,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
     if (rank == 0) {
       for (const auto& b : s->family.backend(s->config.backend).baselines) {
         eval::node_lock_guard hold(*s->lock);
-        baselines.push_back({b.name, s->evaluator->evaluate(baseline_candidate(b))});
+        baselines.push_back({b.name, s->evaluator->evaluate(eval::candidate_from(b))});
         const auto& m = baselines.back().m;
         if (m.status != "ok")
           throw error(b.source.string(), "baseline '" + b.name + "' failed (" + m.status + "): " + m.reason);
@@ -394,8 +386,8 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
       std::map<std::string, std::string> params;
       const json best_params = json::parse(best->params);
       for (const auto& [k, v] : best_params.items()) params[k] = v.is_string() ? v.get<std::string>() : v.dump();
-      std::vector<eval::candidate_source> sources = {template_candidate(b, params)};
-      for (const auto& bl : b.baselines) sources.push_back(baseline_candidate(bl));
+      std::vector<eval::candidate_source> sources = {eval::candidate_from(b.tmpl, params)};
+      for (const auto& bl : b.baselines) sources.push_back(eval::candidate_from(bl));
       std::vector<eval::measurement> ms;
       {
         eval::node_lock_guard hold(*s->lock);

@@ -80,6 +80,11 @@ struct candidate_source {
   std::vector<std::string> libs;
 };
 
+// A family's template (with parameter values) or baseline, built with its own flags and libs.
+inline candidate_source candidate_from(const families::source_spec& s, std::map<std::string, std::string> params = {}) {
+  return candidate_source{s.source, "", std::move(params), s.flags, s.libs};
+}
+
 class evaluator {
  public:
   evaluator(const families::family& f, std::string backend, eval_settings settings, ceilings c, std::uint64_t secret_seed);
