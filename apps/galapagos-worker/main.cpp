@@ -1,6 +1,10 @@
 // galapagos-worker: the sandboxed process that loads one candidate and runs it on request.
 // Started by the orchestrator only (eval/worker_process.cpp), never by users:
 //   galapagos-worker SOCKET_FD ARENA_FD ARENA_BYTES THREADS FLUSH_BYTES AS_BYTES CPU_SECONDS BACKEND DEVICE
+// BACKEND is cpu or cuda; "cuda:profiled" runs under a profiler (Nsight Compute), which talks to
+// its injection library over local sockets and files: that worker keeps its limits and drops its
+// privileges but has no system-call filter. Only candidates that already passed every check are
+// profiled (docs/threat-model.md).
 // It knows nothing about the search, the reference or the expected outputs: it maps the arena,
 // stages its contents onto the device, times the candidate and reports on the socket.
 #include <dlfcn.h>
@@ -10,6 +14,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -101,7 +106,7 @@ struct worker {
     try {
       int rc = 0;
       if ((q.flags & protocol::run_setup_first) && setup) {
-        r.setup_time_s = dev.run(setup, staged, sizes, rc);
+        r.setup_time_s = dev.run(setup, staged, sizes, 1, rc);
         if (rc != 0) {
           r.status = protocol::reply_status::kernel_error;
           r.kernel_rc = rc;
@@ -109,7 +114,10 @@ struct worker {
           return;
         }
       }
-      r.time_s = dev.run(kernel, staged, sizes, rc);
+      const bool profiled = q.flags & protocol::run_profiled;
+      if (profiled) dev.profiler_range(true);
+      r.time_s = dev.run(kernel, staged, sizes, std::clamp(q.repeat, 1, 1 << 20), rc);
+      if (profiled) dev.profiler_range(false);
       r.kernel_rc = rc;
       if (rc != 0) r.status = protocol::reply_status::kernel_error;
     } catch (const std::bad_alloc&) {
@@ -148,6 +156,7 @@ struct worker {
         r.ceilings[0] = c.bandwidth_gbs;
         r.ceilings[1] = c.peak_gflops;
         r.ceilings[2] = c.peak_gflops_f32;
+        std::snprintf(r.message, sizeof r.message, "%s", c.pci_bus_id.c_str());
         break;
       }
       case protocol::request_kind::ping: break;
@@ -196,7 +205,12 @@ int main(int argc, char** argv) {
   sandbox::limits lim;
   lim.address_space_bytes = arg_u64(argv, 6);
   lim.cpu_seconds = arg_u64(argv, 7);
-  const std::string backend = argv[8];
+  std::string backend = argv[8];
+  const bool profiled = backend.size() > 9 && backend.compare(backend.size() - 9, 9, ":profiled") == 0;
+  if (profiled) {
+    backend.resize(backend.size() - 9);
+    lim.open_files = 4096;  // the profiler's injection library opens many files and sockets
+  }
   const int device_index = static_cast<int>(arg_u64(argv, 9));
 
   fcntl(socket_fd, F_SETFD, FD_CLOEXEC);  // the result channel never reaches another program
@@ -221,7 +235,7 @@ int main(int argc, char** argv) {
 #endif
     sandbox::apply_limits(lim);
     sandbox::drop_privileges();
-    sandbox::install_filter();
+    if (!profiled) sandbox::install_filter();
   } catch (const std::exception& e) {
     die(std::string("setup failed: ") + e.what());
   }

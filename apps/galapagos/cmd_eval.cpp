@@ -101,7 +101,9 @@ int eval_command(const std::vector<std::string>& args) {
                      {"repetitions", m.repetitions}, {"rel_error", number(m.rel_error)}, {"speedup", number(speedup)},
                      {"roofline_fraction", number(m.roofline_fraction())}, {"floor_s", number(m.floor_s)},
                      {"verified_runs", m.verified_runs}, {"compile_time_s", m.compile_time_s},
-                     {"eval_time_s", m.eval_time_s}, {"setup_time_s", m.setup_time_s}, {"source_hash", m.source_hash}};
+                     {"eval_time_s", m.eval_time_s}, {"setup_time_s", m.setup_time_s}, {"source_hash", m.source_hash},
+                     {"device_time_s", m.device_time_s}, {"energy_j", number(m.energy_j)}, {"power_w", number(m.power_w)},
+                     {"sm_clock_mhz", number(m.sm_clock_mhz)}, {"throttled_runs", m.throttled_runs}};
     for (const auto& [name, bm] : baselines) j["baselines"][name] = {{"status", bm.status}, {"time_median_s", number(bm.time_median_s)}};
     std::cout << j.dump() << "\n";
   } else {
@@ -110,6 +112,9 @@ int eval_command(const std::vector<std::string>& args) {
     if (m.status == "ok")
       std::printf("time: median %.6e s, min %.6e s, IQR %.3e s over %d runs\nroofline fraction: %.2f\nrel error: %.3e\n",
                   m.time_median_s, m.time_min_s, m.time_spread_s, m.repetitions, m.roofline_fraction(), m.rel_error);
+    if (std::isfinite(m.energy_j))
+      std::printf("energy: %.3e J per call at %.0f W; SM clock %.0f MHz; %d timed runs throttled\n", m.energy_j, m.power_w,
+                  m.sm_clock_mhz, m.throttled_runs);
     if (std::isfinite(speedup)) std::printf("speedup over the fastest baseline: %.2fx\n", speedup);
   }
   return m.status == "ok" ? 0 : 1;

@@ -82,6 +82,7 @@ class island_runner {
   void run(store::results_file* file) {
     file_ = file;
     const auto t0 = std::chrono::steady_clock::now();
+    busy_at_start_s_ = s_.evaluator->device_busy_s();
     const int rank = migrants_.rank();
     const auto& cfg = s_.config;
     while (static_cast<int>(island_.evaluated()) < cfg.budget) {
@@ -95,6 +96,9 @@ class island_runner {
       const int want = std::min(room - static_cast<int>(todo.size()), island_.generation() == 0 ? cfg.ga.population : cfg.ga.offspring);
       for (auto& g : island_.propose(std::max(want, 0))) todo.emplace_back(std::move(g), -2);
       if (todo.empty()) break;  // the space is exhausted
+      std::vector<eval::candidate_source> upcoming;  // built on spare cores while the device measures
+      for (const auto& [g, parent] : todo) upcoming.push_back(candidate_of(g));
+      s_.evaluator->compile_ahead(upcoming);
       for (const auto& [g, parent] : todo) evaluate(g, parent);
       island_.advance();
       report_generation(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -104,6 +108,36 @@ class island_runner {
       flush_records();
     }
     (void)rank;
+    if (s_.config.backend != "cpu" && !quiet_) {
+      const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double busy_s = s_.evaluator->device_busy_s() - busy_at_start_s_;
+      std::printf("island %d: the device was held for measuring %.0f%% of the search's %.1f s\n", rank,
+                  wall_s > 0 ? 100 * busy_s / wall_s : 0.0, wall_s);
+    }
+    profile_elites();
+    flush_records();
+  }
+
+  // The island's elites under the profiler (GPU backends with Nsight Compute): metrics for the
+  // report and the proposers, never for the fitness.
+  void profile_elites() {
+    if (!s_.evaluator->can_profile()) return;
+    for (const auto& ind : island_.best(s_.config.eval.profile_elites)) {
+      if (!std::isfinite(ind.fitness)) continue;
+      std::string why;
+      std::vector<eval::profile_metric> metrics;
+      {
+        eval::node_lock_guard hold(*s_.lock);
+        metrics = s_.evaluator->profile(candidate_of(ind.g), why);
+      }
+      for (const auto& pm : metrics)
+        batch_.profiles.push_back({ind.id, migrants_.rank(), pm.kernel, pm.launch, pm.metric, pm.unit, pm.value});
+      if (!quiet_) {
+        if (metrics.empty()) std::printf("island %d: profiling candidate %lld: %s\n", migrants_.rank(), static_cast<long long>(ind.id), why.c_str());
+        else std::printf("island %d: profiled candidate %lld (%zu metrics)\n", migrants_.rank(), static_cast<long long>(ind.id), metrics.size());
+        std::fflush(stdout);
+      }
+    }
   }
 
   // Rank 0: writes records that arrived from other islands.
@@ -143,14 +177,17 @@ class island_runner {
     if (!j["individuals"].empty()) migrants_.send(dest, j.dump());
   }
 
+  eval::candidate_source candidate_of(const core::genome& g) const {
+    return eval::candidate_from(s_.family.backend(s_.config.backend).tmpl, s_.space->values(g));
+  }
+
   void evaluate(const core::genome& g, std::int64_t parent) {
     const int rank = migrants_.rank();
-    const auto params = s_.space->values(g);
     const auto& b = s_.family.backend(s_.config.backend);
     eval::measurement m;
     {
       eval::node_lock_guard hold(*s_.lock);
-      m = s_.evaluator->evaluate(eval::candidate_from(b.tmpl, params));
+      m = s_.evaluator->evaluate(candidate_of(g));
     }
     const std::int64_t id = static_cast<std::int64_t>(rank) * 1000000 + next_id_++;
     const bool ok = m.status == "ok";
@@ -178,6 +215,11 @@ class island_runner {
     r.rel_error = m.rel_error;
     r.speedup = ok ? best_baseline_s_ / m.time_median_s : nan;
     r.roofline_fraction = m.roofline_fraction();
+    r.device_time_s = m.device_time_s;
+    r.energy_j = m.energy_j;
+    r.power_w = m.power_w;
+    r.sm_clock_mhz = m.sm_clock_mhz;
+    r.throttled_runs = m.throttled_runs;
     batch_.candidates.push_back(r);
     if (!sources_sent_) {
       batch_.sources.emplace_back(m.source_hash.empty() ? util::hash_text(util::read_file(b.tmpl.source.string())) : m.source_hash,
@@ -194,7 +236,8 @@ class island_runner {
     int k = 0;
     for (const auto& ind : island_.population()) batch_.populations.push_back({rank, gen, k++, ind.id, ind.fitness});
     const double speedup = std::isfinite(best_time_) ? best_baseline_s_ / best_time_ : nan;
-    batch_.generations.push_back({rank, gen, evaluated_, failed_, best_time_, speedup, wall_s});
+    const double busy_s = s_.evaluator->device_busy_s() - busy_at_start_s_;
+    batch_.generations.push_back({rank, gen, evaluated_, failed_, best_time_, speedup, wall_s, busy_s});
     if (!quiet_) {
       std::fprintf(stdout, "island %d gen %d: evaluated %d (failed %d) | best %s | %.2fx over %s\n", rank, gen, evaluated_,
                    failed_, format_time(best_time_).c_str(), std::isfinite(speedup) ? speedup : 0.0, best_baseline_name_.c_str());
@@ -225,6 +268,7 @@ class island_runner {
   int evaluated_ = 0, failed_ = 0;
   double best_time_ = inf;
   bool sources_sent_ = false;
+  double busy_at_start_s_ = 0;
   std::optional<store::candidate_row> best_row_;
 };
 
@@ -356,7 +400,8 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
                                       [&](const auto& x) { return x.name == b.name; });
       file->add_source(b.m.source_hash, util::read_file(spec->source.string()));
       rows.push_back({b.name, b.m.status, b.m.reason, b.m.source_hash, b.m.setup_time_s, b.m.time_median_s, b.m.time_min_s,
-                      b.m.time_spread_s, b.m.repetitions, b.m.rel_error, b.m.roofline_fraction()});
+                      b.m.time_spread_s, b.m.repetitions, b.m.rel_error, b.m.roofline_fraction(), b.m.energy_j,
+                      b.m.power_w, b.m.sm_clock_mhz, b.m.throttled_runs});
       std::printf("baseline %s: %s (roofline %.0f%%)\n", b.name.c_str(), format_time(b.m.time_median_s).c_str(),
                   100 * b.m.roofline_fraction());
     }
@@ -414,6 +459,10 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
       file->set_attribute("/winner", "speedup", speedup);
       file->set_attribute("/winner", "roofline_fraction", ms[0].roofline_fraction());
       file->set_attribute("/winner", "rel_error", ms[0].rel_error);
+      file->set_attribute("/winner", "energy_j", ms[0].energy_j);
+      file->set_attribute("/winner", "power_w", ms[0].power_w);
+      file->set_attribute("/winner", "sm_clock_mhz", ms[0].sm_clock_mhz);
+      file->set_attribute("/winner", "throttled_runs", ms[0].throttled_runs);
       file->flush();
       std::printf("\nwinner: candidate %lld %s\n", static_cast<long long>(best->id), best->params.c_str());
       if (ms[0].status != "ok") {
@@ -427,6 +476,11 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
         for (std::size_t i = 1; i < ms.size(); ++i)
           std::printf("  baseline %s: %s, roofline fraction %.0f%%\n", b.baselines[i - 1].name.c_str(),
                       format_time(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
+        for (std::size_t i = 0; i < ms.size(); ++i)
+          if (std::isfinite(ms[i].energy_j))
+            std::printf("  energy %s: %.3g mJ per call at %.0f W, SM clock %.0f MHz, %d of %d timed runs throttled\n",
+                        i == 0 ? "winner" : b.baselines[i - 1].name.c_str(), 1e3 * ms[i].energy_j, ms[i].power_w,
+                        ms[i].sm_clock_mhz, ms[i].throttled_runs, static_cast<int>(ms[i].sm_clocks_mhz.size()));
       }
     }
     std::printf("results: %s\n", std::filesystem::absolute(cfg.out).c_str());

@@ -20,7 +20,9 @@ void to_json(json& j, const candidate_row& r) {
            {"source_hash", r.source_hash}, {"compile_time_s", num(r.compile_time_s)}, {"setup_time_s", num(r.setup_time_s)}, {"eval_time_s", num(r.eval_time_s)},
            {"time_median_s", num(r.time_median_s)}, {"time_min_s", num(r.time_min_s)},
            {"time_spread_s", num(r.time_spread_s)}, {"repetitions", r.repetitions}, {"rel_error", num(r.rel_error)},
-           {"speedup", num(r.speedup)}, {"roofline_fraction", num(r.roofline_fraction)}};
+           {"speedup", num(r.speedup)}, {"roofline_fraction", num(r.roofline_fraction)},
+           {"device_time_s", num(r.device_time_s)}, {"energy_j", num(r.energy_j)}, {"power_w", num(r.power_w)},
+           {"sm_clock_mhz", num(r.sm_clock_mhz)}, {"throttled_runs", r.throttled_runs}};
 }
 void from_json(const json& j, candidate_row& r) {
   r.id = j.at("id"); r.island = j.at("island"); r.generation = j.at("generation");
@@ -31,6 +33,8 @@ void from_json(const json& j, candidate_row& r) {
   r.time_spread_s = num(j.at("time_spread_s")); r.repetitions = j.at("repetitions");
   r.rel_error = num(j.at("rel_error")); r.speedup = num(j.at("speedup"));
   r.roofline_fraction = num(j.at("roofline_fraction"));
+  r.device_time_s = num(j.at("device_time_s")); r.energy_j = num(j.at("energy_j")); r.power_w = num(j.at("power_w"));
+  r.sm_clock_mhz = num(j.at("sm_clock_mhz")); r.throttled_runs = j.at("throttled_runs");
 }
 void to_json(json& j, const population_row& r) {
   j = json{{"island", r.island}, {"generation", r.generation}, {"rank", r.rank}, {"candidate_id", r.candidate_id}, {"fitness", num(r.fitness)}};
@@ -47,13 +51,23 @@ void from_json(const json& j, migration_row& r) {
   r.generation = j.at("generation"); r.from_island = j.at("from_island"); r.to_island = j.at("to_island");
   r.candidate_id = j.at("candidate_id"); r.params = j.at("params"); r.fitness = num(j.at("fitness"));
 }
+void to_json(json& j, const profile_row& r) {
+  j = json{{"candidate_id", r.candidate_id}, {"island", r.island}, {"kernel", r.kernel}, {"launch", r.launch},
+           {"metric", r.metric}, {"unit", r.unit}, {"value", num(r.value)}};
+}
+void from_json(const json& j, profile_row& r) {
+  r.candidate_id = j.at("candidate_id"); r.island = j.at("island"); r.kernel = j.at("kernel"); r.launch = j.at("launch");
+  r.metric = j.at("metric"); r.unit = j.at("unit"); r.value = num(j.at("value"));
+}
 void to_json(json& j, const generation_row& r) {
   j = json{{"island", r.island}, {"generation", r.generation}, {"evaluated", r.evaluated}, {"failed", r.failed},
-           {"best_time_s", num(r.best_time_s)}, {"best_speedup", num(r.best_speedup)}, {"wall_time_s", num(r.wall_time_s)}};
+           {"best_time_s", num(r.best_time_s)}, {"best_speedup", num(r.best_speedup)}, {"wall_time_s", num(r.wall_time_s)},
+           {"device_busy_s", num(r.device_busy_s)}};
 }
 void from_json(const json& j, generation_row& r) {
   r.island = j.at("island"); r.generation = j.at("generation"); r.evaluated = j.at("evaluated"); r.failed = j.at("failed");
   r.best_time_s = num(j.at("best_time_s")); r.best_speedup = num(j.at("best_speedup")); r.wall_time_s = num(j.at("wall_time_s"));
+  r.device_busy_s = num(j.at("device_busy_s"));
 }
 
 }  // namespace galapagos::store
@@ -64,7 +78,7 @@ using nlohmann::json;
 
 std::string encode(const record_batch& b) {
   json j{{"candidates", b.candidates}, {"populations", b.populations}, {"migrations", b.migrations},
-         {"generations", b.generations}, {"sources", b.sources}};
+         {"generations", b.generations}, {"sources", b.sources}, {"profiles", b.profiles}};
   return j.dump();
 }
 
@@ -76,6 +90,7 @@ record_batch decode(const std::string& text) {
   j.at("migrations").get_to(b.migrations);
   j.at("generations").get_to(b.generations);
   j.at("sources").get_to(b.sources);
+  j.at("profiles").get_to(b.profiles);
   return b;
 }
 
@@ -85,6 +100,7 @@ void write_batch(store::results_file& f, const record_batch& b) {
   if (!b.populations.empty()) f.append(b.populations);
   if (!b.migrations.empty()) f.append(b.migrations);
   if (!b.generations.empty()) f.append(b.generations);
+  if (!b.profiles.empty()) f.append(b.profiles);
 }
 
 }  // namespace galapagos::archipelago

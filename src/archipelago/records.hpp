@@ -15,7 +15,11 @@ struct record_batch {
   std::vector<store::migration_row> migrations;
   std::vector<store::generation_row> generations;
   std::vector<std::pair<std::string, std::string>> sources;  // hash, text
-  bool empty() const { return candidates.empty() && populations.empty() && migrations.empty() && generations.empty() && sources.empty(); }
+  std::vector<store::profile_row> profiles;
+  bool empty() const {
+    return candidates.empty() && populations.empty() && migrations.empty() && generations.empty() && sources.empty() &&
+           profiles.empty();
+  }
   void clear() { *this = record_batch{}; }
 };
 

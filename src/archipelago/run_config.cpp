@@ -27,7 +27,8 @@ double fraction(const toml_section& s, const std::string& key, double dflt) {
 void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
   e.allow_only({"fitness_size", "fitness_problem", "threads", "timeout_s", "seeds", "warmup", "min_repetitions", "max_repetitions",
                 "target_spread", "time_cap_s", "physics_margin", "memory_limit_mb", "cache_dir", "scratch_dir",
-                "compiler", "device", "node_lock", "final_rounds", "perturb_count"});
+                "compiler", "device", "node_lock", "final_rounds", "perturb_count", "verify_fraction", "energy_burst_s",
+                "compile_jobs", "profiler", "profile_elites"});
   ev.fitness_size = e.str("fitness_size", ev.fitness_size);
   ev.fitness_problem = e.str("fitness_problem", ev.fitness_problem);
   ev.threads = positive(e, "threads", ev.threads, 0);
@@ -49,24 +50,35 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
   ev.device = static_cast<int>(e.integer("device", ev.device));
   c.node_lock = e.str("node_lock", c.node_lock.string());
   c.final_rounds = positive(e, "final_rounds", c.final_rounds);
+  ev.checks.verify_fraction = fraction(e, "verify_fraction", ev.checks.verify_fraction);
+  ev.timing.energy_burst_s = e.num("energy_burst_s", ev.timing.energy_burst_s);
+  if (ev.timing.energy_burst_s < 0 || ev.timing.energy_burst_s > 60) e.fail("energy_burst_s", "must lie in [0, 60] seconds");
+  ev.compile_jobs = static_cast<int>(e.integer("compile_jobs", ev.compile_jobs));
+  if (ev.compile_jobs < -1) e.fail("compile_jobs", "must be -1 (automatic), 0 (none) or a number of parallel builds");
+  ev.profiler = e.str("profiler", ev.profiler);
+  ev.profile_elites = positive(e, "profile_elites", ev.profile_elites, 0);
 }
 
 }  // namespace
 
-run_config load_run_config(const std::filesystem::path& file) {
+run_config load_run_config(const std::filesystem::path& file) { return parse_run_config(util::read_file(file.string()), file, file.string()); }
+
+run_config parse_run_config(const std::string& text, const std::filesystem::path& file, const std::string& origin) {
   run_config c;
   c.file = file;
-  c.text = util::read_file(file.string());
-  const toml::table root = util::parse_toml_text(c.text, file.string());
-  toml_section s(root, file.string(), "");
+  c.text = text;
+  const toml::table root = util::parse_toml_text(c.text, origin);
+  toml_section s(root, origin, "");
   s.allow_only({"run", "search", "migration", "eval"});
   auto run = s.sub("run");
   if (!run) s.fail("run", "missing [run] table (family, backend, out)");
-  run->allow_only({"family", "backend", "out", "kernel_paths"});
+  run->allow_only({"family", "backend", "out", "kernel_paths", "grace_s"});
   c.family = run->str("family");
   c.backend = run->str("backend", c.backend);
   if (c.backend != "cpu" && c.backend != "cuda" && c.backend != "hip") run->fail("backend", "must be cpu, cuda or hip");
   c.out = run->str("out", c.out.string());
+  c.grace_s = run->num("grace_s", c.grace_s);
+  if (!(c.grace_s > 0)) run->fail("grace_s", "must be > 0");
   for (const auto& p : run->strings("kernel_paths")) {
     std::filesystem::path kp = p;
     c.kernel_paths.push_back(kp.is_relative() ? file.parent_path() / kp : kp);

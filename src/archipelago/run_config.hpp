@@ -25,6 +25,8 @@ struct run_config {
   std::string backend = "cpu";
   std::filesystem::path out = "results/galapagos.h5";
   std::vector<std::filesystem::path> kernel_paths;
+  // After SIGTERM or SIGUSR1, every island checkpoints and the job exits within this many seconds.
+  double grace_s = 25;
   int budget = 40;  // evaluations per island
   std::uint64_t seed = 1;
   core::ga_settings ga;
@@ -36,6 +38,9 @@ struct run_config {
 
 // Throws galapagos::error "<file>: <problem>".
 run_config load_run_config(const std::filesystem::path& file);
+// The same from the text of a config (a resumed run's stored copy): `file` is where it was
+// read from (kernel paths are relative to it), `origin` names it in errors.
+run_config parse_run_config(const std::string& text, const std::filesystem::path& file, const std::string& origin);
 // Settings of the [eval] table alone (also used by `galapagos eval --config`).
 eval::eval_settings default_eval_settings();
 

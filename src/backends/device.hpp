@@ -31,6 +31,7 @@ struct device_fault : std::runtime_error {
 
 struct device_ceilings {
   double bandwidth_gbs = 0, peak_gflops = 0, peak_gflops_f32 = 0;
+  std::string pci_bus_id;  // GPUs: how the orchestrator finds the same device through NVML
 };
 
 class device {
@@ -38,12 +39,16 @@ class device {
   virtual ~device() = default;
   // The arguments as the entry point will see them.
   virtual std::vector<glp_arg> stage(const std::vector<arena_arg>& args) = 0;
-  // Calls fn(args, sizes, stream) and returns its time in seconds; rc is its return value.
-  virtual double run(kernel_fn fn, const std::vector<glp_arg>& args, const std::vector<std::int64_t>& sizes, int& rc) = 0;
+  // Calls fn(args, sizes, stream) `repeat` times back to back and returns their time in seconds;
+  // rc is the first non-zero return value (the calls stop there), else 0.
+  virtual double run(kernel_fn fn, const std::vector<glp_arg>& args, const std::vector<std::int64_t>& sizes, int repeat,
+                     int& rc) = 0;
   virtual void collect(const std::vector<arena_arg>& args, const std::vector<glp_arg>& staged) = 0;
   // Evicts the caches between timed runs.
   virtual void flush() = 0;
   virtual device_ceilings probe() = 0;
+  // Opens or closes the range an attached profiler captures (nothing where there is none).
+  virtual void profiler_range(bool open) = 0;
 };
 
 std::unique_ptr<device> make_cpu_device(int threads, std::size_t flush_bytes);

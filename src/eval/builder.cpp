@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -85,6 +86,7 @@ builder::builder(std::string compiler, std::filesystem::path cache_dir, double t
 }
 
 const std::string& builder::identity(const std::string& compiler) const {
+  std::lock_guard<std::mutex> hold(identities_mutex_);
   auto it = identities_.find(compiler);
   if (it != identities_.end()) return it->second;
   std::string out;
@@ -98,8 +100,14 @@ const std::string& builder::identity(const std::string& compiler) const {
 
 namespace {
 
+// A name beside `p` that no other process or thread writes at the same time.
+std::string temporary_name(const std::filesystem::path& p) {
+  static std::atomic<unsigned> counter{0};
+  return p.string() + ".tmp" + std::to_string(getpid()) + "." + std::to_string(counter++);
+}
+
 void write_text(const std::filesystem::path& p, const std::string& text) {
-  const auto tmp = p.string() + ".tmp" + std::to_string(getpid());
+  const auto tmp = temporary_name(p);
   {
     std::ofstream o(tmp, std::ios::binary);
     o << text;
@@ -141,7 +149,7 @@ build_result builder::build(const build_request& r) const {
   for (const auto& d : r.defines) argv.push_back("-D" + d);
   argv.push_back(src.string());
   argv.push_back("-o");
-  const std::string tmp_so = so.string() + ".tmp" + std::to_string(getpid());
+  const std::string tmp_so = temporary_name(so);
   argv.push_back(tmp_so);
   for (const auto& l : r.libs) argv.push_back(l);
   for (std::size_t i = 0; i < argv.size(); ++i) out.command += (i ? " " : "") + argv[i];

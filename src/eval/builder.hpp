@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ class builder {
  public:
   // compiler: the default C++ compiler driver (g++). cache_dir is created if needed.
   builder(std::string compiler, std::filesystem::path cache_dir, double timeout_s = 300);
+  // Safe to call from several threads at once (the evaluator compiles ahead on spare cores).
   build_result build(const build_request& r) const;
   const std::string& compiler_identity() const { return identity(compiler_); }
   // The compiler's version line, asked once (throws galapagos::error when it does not run).
@@ -46,6 +48,7 @@ class builder {
   std::string compiler_;
   std::filesystem::path cache_dir_;
   mutable std::map<std::string, std::string> identities_;
+  mutable std::mutex identities_mutex_;
   double timeout_s_;
 };
 

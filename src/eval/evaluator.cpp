@@ -1,12 +1,24 @@
 #include "eval/evaluator.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <map>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <future>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
 
 #include "eval/arena.hpp"
 #include "eval/symbols.hpp"
@@ -61,6 +73,90 @@ struct evaluator::session {
   std::map<const problem*, std::uint64_t> set_up;  // problem instance glp_setup last ran on
 };
 
+// Builds waiting for their turn on spare cores while the device measures. A build that has not
+// started when its candidate comes up is taken back and built by the caller.
+struct evaluator::compile_queue {
+  struct entry {
+    build_request request;
+    bool started = false;
+    std::promise<build_result> done;
+    std::shared_future<build_result> result;
+  };
+  const builder& b;
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<std::string> waiting;
+  std::map<std::string, std::shared_ptr<entry>> entries;
+  bool stopping = false;
+  std::vector<std::thread> threads;
+
+  compile_queue(const builder& bld, int jobs) : b(bld) {
+    for (int i = 0; i < jobs; ++i) threads.emplace_back([this] { work(); });
+  }
+  ~compile_queue() {
+    {
+      std::lock_guard<std::mutex> hold(mutex);
+      stopping = true;
+    }
+    wake.notify_all();
+    for (auto& t : threads) t.join();
+  }
+  void work() {
+    for (;;) {
+      std::shared_ptr<entry> e;
+      {
+        std::unique_lock<std::mutex> hold(mutex);
+        wake.wait(hold, [&] { return stopping || !waiting.empty(); });
+        if (stopping) return;
+        e = entries.at(waiting.front());
+        waiting.pop_front();
+        e->started = true;
+      }
+      try {
+        e->done.set_value(b.build(e->request));
+      } catch (...) {
+        e->done.set_exception(std::current_exception());
+      }
+    }
+  }
+  void add(const std::string& key, build_request r) {
+    std::lock_guard<std::mutex> hold(mutex);
+    if (entries.count(key)) return;
+    auto e = std::make_shared<entry>();
+    e->request = std::move(r);
+    e->result = e->done.get_future().share();
+    entries[key] = e;
+    waiting.push_back(key);
+    wake.notify_one();
+  }
+  // The build of an earlier add(), waited for; nothing when there was none or it had not started.
+  std::optional<build_result> take(const std::string& key) {
+    std::shared_ptr<entry> e;
+    {
+      std::lock_guard<std::mutex> hold(mutex);
+      const auto it = entries.find(key);
+      if (it == entries.end()) return std::nullopt;
+      e = it->second;
+      entries.erase(it);
+      if (!e->started) {
+        waiting.erase(std::find(waiting.begin(), waiting.end(), key));
+        return std::nullopt;
+      }
+    }
+    return e->result.get();
+  }
+};
+
+namespace {
+std::string request_key(const build_request& r) {
+  util::content_hash k;
+  k.add(r.compiler).add(r.source.string()).add(r.source_text);
+  for (const auto* list : {&r.shared_flags, &r.flags, &r.defines, &r.include_dirs, &r.libs})
+    for (const auto& x : *list) k.add(x);
+  return k.hex();
+}
+}  // namespace
+
 evaluator::evaluator(const families::family& f, std::string backend, eval_settings settings, ceilings c, std::uint64_t secret_seed)
     : family_(f),
       backend_(std::move(backend)),
@@ -102,6 +198,9 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   timing_problem_ = std::make_unique<problem>(f, fitness_, *arena_, fitness_spec_, gen);
   if (toolchain_.worker_backend != "cpu") probe_device();
   measured_ = ceilings_;
+  int jobs = settings_.compile_jobs;
+  if (jobs < 0) jobs = toolchain_.worker_backend == "cpu" ? 0 : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
+  if (jobs > 0) ahead_ = std::make_unique<compile_queue>(builder_, jobs);
 }
 
 // Input seeds: derived from the secret run seed, never from anything a candidate can see.
@@ -126,6 +225,7 @@ void evaluator::probe_device() {
   ceilings_.bandwidth_gbs = r.reply.ceilings[0];
   ceilings_.peak_gflops = r.reply.ceilings[1];
   ceilings_.peak_gflops_f32 = r.reply.ceilings[2];
+  monitor_ = gpu_monitor::open(std::string(r.reply.message, strnlen(r.reply.message, sizeof r.reply.message)));
 }
 
 void* evaluator::load_trusted(const std::filesystem::path& source, const char* what) {
@@ -153,6 +253,7 @@ families::sizes evaluator::resolve(const families::problem_spec& p) const {
 }
 
 evaluator::~evaluator() {
+  ahead_.reset();
   timing_problem_.reset();
   accept_problems_.clear();
   for (void* h : trusted_handles_) dlclose(h);
@@ -167,7 +268,7 @@ double evaluator::floor_s(const families::sizes& s) const {
   return t;
 }
 
-std::unique_ptr<evaluator::session> evaluator::start_worker() {
+std::unique_ptr<evaluator::session> evaluator::start_worker(std::vector<std::string> launcher, bool profiled) {
   worker_options opt;
   opt.executable = default_worker_executable();
   opt.scratch_root = settings_.scratch_dir;
@@ -175,14 +276,15 @@ std::unique_ptr<evaluator::session> evaluator::start_worker() {
   opt.flush_bytes = 3 * ceilings_.llc_bytes;
   opt.address_space_bytes = arena_->bytes() + opt.flush_bytes + settings_.memory_limit_bytes;
   opt.cpu_seconds = static_cast<std::uint64_t>(std::max(120.0, 20 * settings_.timeout_s));
-  opt.backend = toolchain_.worker_backend;
+  opt.backend = toolchain_.worker_backend + (profiled ? ":profiled" : "");
   opt.device_index = device_index_;
+  opt.launcher = std::move(launcher);
   auto s = std::make_unique<session>();
   s->worker = std::make_unique<worker_process>(opt, *arena_);
   return s;
 }
 
-std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, measurement& m) {
+build_request evaluator::build_request_for(const candidate_source& c) const {
   build_request r;
   r.compiler = toolchain_.compiler;
   r.shared_flags = toolchain_.shared_flags;
@@ -199,7 +301,29 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
   for (const auto& l : c.libs) r.libs.push_back(expand(l));
   r.include_dirs = {abi_include_dir(family_).string()};
   for (const auto& [k, v] : c.params) r.defines.push_back("GLP_" + k + "=" + v);
-  const auto built = builder_.build(r);
+  return r;
+}
+
+build_result evaluator::build(const candidate_source& c) {
+  build_request r = build_request_for(c);
+  if (ahead_)
+    if (auto done = ahead_->take(request_key(r))) return *done;
+  return builder_.build(r);
+}
+
+void evaluator::compile_ahead(const std::vector<candidate_source>& cs) {
+  if (!ahead_) return;
+  for (const auto& c : cs) {
+    build_request r = build_request_for(c);
+    const std::string key = request_key(r);
+    ahead_->add(key, std::move(r));
+  }
+}
+
+std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, measurement& m,
+                                                    std::optional<std::chrono::steady_clock::time_point>* held,
+                                                    std::vector<std::string> launcher, bool profiled) {
+  const auto built = build(c);
   m.source_hash = built.source_hash;
   m.compile_time_s = built.compile_time_s;
   m.build_command = built.command;
@@ -215,7 +339,8 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
     m.reason = bad;
     return nullptr;
   }
-  auto s = start_worker();
+  if (held) *held = clock_type::now();
+  auto s = start_worker(std::move(launcher), profiled);
   protocol::request q{};
   q.kind = protocol::request_kind::load;
   const std::string path = built.shared_object.string();
@@ -349,14 +474,13 @@ bool evaluator::accept(session& s, measurement& m) {
   return true;
 }
 
-bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed) {
-  if (run_seed != 0) {
-    p.perturb(run_seed, settings_.checks.perturb_count);
-    p.compute_reference(reference_);
-  }
+bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed,
+                          bool always_verify) {
+  if (run_seed != 0) p.perturb(run_seed, settings_.checks.perturb_count);
   p.stage();
   double t = 0;
   if (!run_once(s, p, m, t, true)) return false;
+  sample_clock(m);
   double floor = floor_s(p.size());
   if (floor > 0 && t < floor / settings_.checks.physics_margin && toolchain_.worker_backend == "cpu") {
     // A shared node's throughput swings: before calling a run impossible, measure the ceilings
@@ -372,9 +496,15 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
     m.reason = buf;
     return false;
   }
-  const verdict v = p.verify();
-  m.rel_error = std::max(m.rel_error, v.rel_error);
-  ++m.verified_runs;
+  // Whether this run is compared with the reference is drawn after it ran, from the secret stream.
+  const double fraction = settings_.checks.verify_fraction;
+  const bool full = always_verify || fraction >= 1 || static_cast<double>(next_seed() >> 11) * 0x1.0p-53 < fraction;
+  if (full && !p.reference_current()) p.compute_reference(reference_);
+  const verdict v = p.verify(full);
+  if (full) {
+    m.rel_error = std::max(m.rel_error, v.rel_error);
+    ++m.verified_runs;
+  }
   if (v.status != "ok") {
     m.status = v.status;
     m.reason = v.reason + " (timed run)";
@@ -384,24 +514,64 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
   return true;
 }
 
+void evaluator::sample_clock(measurement& m) {
+  if (!monitor_) return;
+  const auto now = monitor_->now();
+  m.sm_clocks_mhz.push_back(now.sm_clock_mhz);
+  if (gpu_monitor::throttled(now.event_reasons)) ++m.throttled_runs;
+}
+
+// The board's power while the candidate runs back to back for energy_burst_s, from the steps of
+// its energy counter; energy per call = power x the orchestrator's time per call. Informational:
+// nothing here feeds the fitness.
+void evaluator::measure_energy(session& s, problem& p, measurement& m) {
+  const double burst_s = settings_.timing.energy_burst_s;
+  if (!monitor_ || burst_s <= 0 || !(m.time_median_s > 0)) return;
+  const int repeat = static_cast<int>(std::clamp(std::ceil(burst_s / m.time_median_s), 1.0, double(1 << 20)));
+  protocol::request q = p.run_request();
+  p.stage();
+  if (!request(s, protocol::request_kind::stage, &q, m)) return;
+  if (s.set_up[&p] != p.instance()) return;  // the timing runs set this instance up
+  q.kind = protocol::request_kind::run;
+  q.repeat = repeat;
+  gpu_monitor::recorder rec(*monitor_, 0.002);
+  const auto r = s.worker->call(q, settings_.timeout_s + 2 * burst_s);
+  const auto samples = rec.stop();
+  if (!r.replied || r.reply.status != protocol::reply_status::ok) {
+    m.status = r.replied ? "crash" : r.status;
+    m.reason = r.replied ? "the candidate failed when called back to back (energy reading)" : r.reason;
+    return;
+  }
+  const double power = mean_power_w(samples, r.sent_at_s, r.sent_at_s + r.elapsed_s);
+  if (!std::isfinite(power)) return;
+  m.power_w = power;
+  m.energy_j = power * r.elapsed_s / repeat;
+}
+
 void evaluator::finish_statistics(measurement& m, std::vector<double> times) const {
   const auto st = summarize(std::move(times));
   m.time_median_s = st.median;
   m.time_min_s = st.min;
   m.time_spread_s = st.iqr;
   m.floor_s = floor_s(fitness_);
+  if (!m.sm_clocks_mhz.empty()) m.sm_clock_mhz = summarize(m.sm_clocks_mhz).median;
 }
 
 measurement evaluator::evaluate(const candidate_source& c) {
   const auto t0 = clock_type::now();
   measurement m;
   m.floor_s = floor_s(fitness_);
+  std::optional<clock_type::time_point> held;  // from the worker's start: the device is in use
   auto done = [&]() -> measurement {
     m.eval_time_s = seconds_since(t0);
+    if (held) {
+      m.device_time_s = seconds_since(*held);
+      device_busy_s_ += m.device_time_s;
+    }
     if (m.status != "ok") m.time_median_s = m.time_min_s = m.time_spread_s = std::numeric_limits<double>::quiet_NaN();
     return m;
   };
-  auto s = open(c, m);
+  auto s = open(c, m, &held);
   if (!s || !accept(*s, m)) return done();
 
   problem& p = *timing_problem_;
@@ -409,9 +579,9 @@ measurement evaluator::evaluate(const candidate_source& c) {
   p.compute_reference(reference_);
   // Warm-up: two runs on identical inputs, verified, and compared with each other.
   std::vector<double> warm;
-  if (!timed_run(*s, p, m, warm, 0)) return done();
+  if (!timed_run(*s, p, m, warm, 0, true)) return done();
   const auto first = p.snapshot_outputs();
-  if (!timed_run(*s, p, m, warm, 0)) return done();
+  if (!timed_run(*s, p, m, warm, 0, true)) return done();
   const double diff = p.max_relative_difference(first);
   if (diff > settings_.checks.determinism_ulps * std::numeric_limits<double>::epsilon()) {
     m.status = "nondeterministic";
@@ -435,6 +605,7 @@ measurement evaluator::evaluate(const candidate_source& c) {
   }
   m.repetitions = static_cast<int>(times.size());
   finish_statistics(m, times);
+  measure_energy(*s, p, m);
   return done();
 }
 
@@ -452,20 +623,161 @@ std::vector<measurement> evaluator::evaluate_interleaved(const std::vector<candi
   p.compute_reference(reference_);
   std::vector<double> warm;
   for (std::size_t i = 0; i < cs.size(); ++i)
-    if (sessions[i] && !timed_run(*sessions[i], p, ms[i], warm, next_seed())) sessions[i].reset();
+    if (sessions[i] && !timed_run(*sessions[i], p, ms[i], warm, next_seed(), true)) sessions[i].reset();
   for (int r = 0; r < rounds; ++r)
     for (std::size_t i = 0; i < cs.size(); ++i)
-      if (sessions[i] && !timed_run(*sessions[i], p, ms[i], times[i], next_seed())) sessions[i].reset();
+      if (sessions[i] && !timed_run(*sessions[i], p, ms[i], times[i], next_seed(), true)) sessions[i].reset();
   for (std::size_t i = 0; i < cs.size(); ++i) {
     if (ms[i].status == "ok") {
       ms[i].repetitions = static_cast<int>(times[i].size());
       finish_statistics(ms[i], times[i]);
+      if (sessions[i]) measure_energy(*sessions[i], p, ms[i]);
     } else {
       ms[i].time_median_s = ms[i].time_min_s = ms[i].time_spread_s = std::numeric_limits<double>::quiet_NaN();
     }
     ms[i].eval_time_s = seconds_since(starts[i]);
   }
   return ms;
+}
+
+}  // namespace galapagos::eval
+
+namespace galapagos::eval {
+
+namespace {
+
+// What the report and the proposers read of a profiled elite: its kernels' time, achieved DRAM
+// bandwidth, SM and memory throughput, achieved occupancy, registers per thread and local-memory
+// traffic (register spills and local arrays).
+const char* const profile_metrics =
+    "gpu__time_duration.sum,dram__bytes.sum.per_second,dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
+    "sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,"
+    "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum";
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
+      else if (ch == '"') quoted = false;
+      else cur += ch;
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      out.push_back(std::move(cur));
+      cur.clear();
+    } else if (ch != '\r') {
+      cur += ch;
+    }
+  }
+  out.push_back(std::move(cur));
+  return out;
+}
+
+// A number as the profiler prints it ("1,234.5"); NaN when it is not one.
+double profiler_number(std::string text) {
+  text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  return end && end != text.c_str() && *end == '\0' ? v : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  path += ":/usr/local/cuda/bin";
+  std::stringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
+  return "";
+}
+
+}  // namespace
+
+bool evaluator::can_profile() const {
+  return toolchain_.worker_backend == "cuda" && settings_.profile_elites > 0 && !find_program(settings_.profiler).empty();
+}
+
+std::vector<profile_metric> evaluator::profile(const candidate_source& c, std::string& why) {
+  const std::string ncu = find_program(settings_.profiler);
+  if (toolchain_.worker_backend != "cuda" || ncu.empty()) {
+    why = "no profiler '" + settings_.profiler + "' for the " + backend_ + " backend";
+    return {};
+  }
+  std::string log = (settings_.scratch_dir / "galapagos-profile-XXXXXX").string();
+  const int fd = mkstemp(log.data());
+  if (fd < 0) {
+    why = "cannot create a file for the profiler's report in " + settings_.scratch_dir.string();
+    return {};
+  }
+  close(fd);
+  struct remove_at_exit {
+    std::string path;
+    ~remove_at_exit() { std::remove(path.c_str()); }
+  } cleanup{log};
+  // The card's clocks stay as they are (--clock-control none): the metrics describe the same
+  // conditions the timings were taken in.
+  const std::vector<std::string> launcher = {ncu, "--clock-control", "none", "--profile-from-start", "off",
+                                             "--target-processes", "all", "--csv", "--page", "raw",
+                                             "--metrics", profile_metrics, "--log-file", log};
+  measurement m;
+  auto s = open(c, m, nullptr, launcher, true);
+  if (!s) {
+    why = "the candidate did not start under the profiler: " + m.status + ": " + m.reason;
+    return {};
+  }
+  problem& p = *timing_problem_;
+  p.fill(next_seed(), 0);
+  p.stage();
+  protocol::request q = p.run_request();
+  if (!request(*s, protocol::request_kind::stage, &q, m) || !request(*s, protocol::request_kind::flush, nullptr, m)) {
+    why = "staging under the profiler failed: " + m.status + ": " + m.reason;
+    return {};
+  }
+  q.kind = protocol::request_kind::run;
+  q.flags |= protocol::run_profiled | protocol::run_setup_first;  // setup runs outside the capture range
+  const double replay_allowance = 50;  // the profiler replays each kernel once per metric pass
+  const auto r = s->worker->call(q, settings_.timeout_s * replay_allowance);
+  if (!r.replied || r.reply.status != protocol::reply_status::ok) {
+    why = "the profiled run failed: " + (r.replied ? std::string(r.reply.message) : r.status + ": " + r.reason);
+    return {};
+  }
+  if (!s->worker->finish(settings_.timeout_s * replay_allowance)) {
+    why = "the profiler did not finish cleanly";
+    return {};
+  }
+  std::ifstream in(log);
+  std::vector<std::string> header, units;
+  std::vector<profile_metric> out;
+  int launch = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("\"ID\"", 0) == 0) {
+      header = split_csv(line);
+      continue;
+    }
+    if (header.empty() || line.empty() || line[0] != '"') continue;
+    const auto cells = split_csv(line);
+    if (cells.size() != header.size()) continue;
+    if (cells[0].empty()) {  // the row of units under the header
+      units = cells;
+      continue;
+    }
+    std::string kernel;
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == "Kernel Name") kernel = cells[i];
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      // The raw page also lists the device's attributes and launch details: keep what was asked.
+      if (("," + std::string(profile_metrics) + ",").find("," + header[i] + ",") == std::string::npos) continue;
+      out.push_back({kernel, launch, header[i], i < units.size() ? units[i] : "", profiler_number(cells[i])});
+    }
+    ++launch;
+  }
+  if (out.empty()) why = "the profiler reported no kernel launch of the candidate";
+  return out;
 }
 
 }  // namespace galapagos::eval

@@ -4,14 +4,17 @@
 // clock cross-checked and the physical floor enforced. The rules are in docs/threat-model.md.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "eval/builder.hpp"
+#include "eval/gpu_monitor.hpp"
 #include "eval/probe.hpp"
 #include "eval/problem.hpp"
 #include "eval/toolchain.hpp"
@@ -26,6 +29,9 @@ struct timing_policy {
   int max_repetitions = 30;
   double target_spread = 0.05;  // stop when IQR / median is below this...
   double time_cap_s = 3.0;      // ...or when the timing phase has taken this long (wall)
+  // GPUs with NVML: after timing, the candidate is called back to back for this long and the
+  // board's energy counter read around it (0: no energy reading).
+  double energy_burst_s = 0.5;
 };
 
 struct check_policy {
@@ -39,6 +45,10 @@ struct check_policy {
   int timer_attempts = 3;         // a disagreement must persist this many runs to be a verdict
   double determinism_ulps = 64;   // identical runs may differ by this many ulps of the output scale
   std::int64_t perturb_count = 4096;  // input elements redrawn before each timed run
+  // Share of timed runs (after the two warm-up runs, which always are) compared with the
+  // reference, drawn in secret after each run. The others still get every check that needs no
+  // reference: inputs unchanged, every output written, no NaN/Inf, the physical floor.
+  double verify_fraction = 1.0;
 };
 
 struct eval_settings {
@@ -53,6 +63,18 @@ struct eval_settings {
   std::filesystem::path scratch_dir = "/tmp";
   std::string compiler = "g++";
   int device = -1;  // GPU index; -1: the node-local rank modulo the GPU count
+  // Candidates compiled ahead, beside the one being measured: -1 = on GPUs, the node's cores
+  // minus one; on CPUs none (a compiler beside a timed run would disturb it).
+  int compile_jobs = -1;
+  std::string profiler = "ncu";  // Nsight Compute, for the metrics of elites on NVIDIA GPUs
+  int profile_elites = 2;        // elites per island profiled at the end of a search (0: none)
+};
+
+struct profile_metric {  // one metric of one kernel launch, as the profiler reports it
+  std::string kernel;
+  int launch = 0;
+  std::string metric, unit;
+  double value = 0;
 };
 
 struct measurement {
@@ -68,7 +90,11 @@ struct measurement {
   int repetitions = 0;
   double rel_error = 0;
   double floor_s = 0;  // cost-model floor at the fitness size
-  int verified_runs = 0;
+  int verified_runs = 0;    // runs compared with the reference
+  double device_time_s = 0; // wall time the device was held (worker start to the end)
+  double energy_j = 0.0 / 0.0, power_w = 0.0 / 0.0, sm_clock_mhz = 0.0 / 0.0;  // NaN: not measured
+  int throttled_runs = 0;
+  std::vector<double> sm_clocks_mhz;  // after each timed run (NVML)
   double roofline_fraction() const { return status == "ok" && time_median_s > 0 ? floor_s / time_median_s : 0.0 / 0.0; }
 };
 
@@ -91,6 +117,14 @@ class evaluator {
   ~evaluator();
 
   measurement evaluate(const candidate_source& c);
+  // Starts building these on spare cores (settings.compile_jobs); evaluate() picks the results up.
+  void compile_ahead(const std::vector<candidate_source>& cs);
+  // Seconds the device has been held for measuring, over this evaluator's life.
+  double device_busy_s() const { return device_busy_s_; }
+  // Profiler metrics of one call of the candidate at the fitness size (it must have passed
+  // evaluate() before). Empty with `why` set when there is no profiler or it failed.
+  std::vector<profile_metric> profile(const candidate_source& c, std::string& why);
+  bool can_profile() const;
   // Times several candidates interleaved (A B C A B C ...), each run verified like above.
   // Entries that fail keep their status; the others get median/min/spread from these rounds.
   std::vector<measurement> evaluate_interleaved(const std::vector<candidate_source>& cs, int rounds);
@@ -107,12 +141,20 @@ class evaluator {
 
  private:
   struct session;
-  std::unique_ptr<session> open(const candidate_source& c, measurement& m);
+  // Builds the candidate and starts a worker with it loaded; `held` gets the worker's start.
+  std::unique_ptr<session> open(const candidate_source& c, measurement& m,
+                                std::optional<std::chrono::steady_clock::time_point>* held = nullptr,
+                                std::vector<std::string> launcher = {}, bool profiled = false);
   bool accept(session& s, measurement& m);
-  bool timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed);
+  bool timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed,
+                 bool always_verify = false);
+  void sample_clock(measurement& m);
+  void measure_energy(session& s, problem& p, measurement& m);
+  build_request build_request_for(const candidate_source& c) const;
+  build_result build(const candidate_source& c);
+  std::unique_ptr<session> start_worker(std::vector<std::string> launcher = {}, bool profiled = false);
   bool run_once(session& s, problem& p, measurement& m, double& time_s, bool flush);
   bool request(session& s, protocol::request_kind kind, const protocol::request* args, measurement& m);
-  std::unique_ptr<session> start_worker();
   void probe_device();
   std::uint64_t next_seed();
   families::sizes resolve(const families::problem_spec& p) const;
@@ -137,6 +179,10 @@ class evaluator {
   std::string fitness_spec_;
   std::unique_ptr<problem> timing_problem_;
   std::vector<std::unique_ptr<problem>> accept_problems_;
+  std::unique_ptr<gpu_monitor> monitor_;
+  double device_busy_s_ = 0;
+  struct compile_queue;
+  std::unique_ptr<compile_queue> ahead_;
 };
 
 // Median, minimum and interquartile range of a sample.

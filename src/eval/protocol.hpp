@@ -27,6 +27,7 @@ struct arg_slot {
 };
 
 inline constexpr std::int32_t run_setup_first = 1;  // run: call glp_setup (if exported) first
+inline constexpr std::int32_t run_profiled = 2;     // run: inside the profiler's capture range
 
 struct request {
   std::uint32_t magic_value;
@@ -35,6 +36,7 @@ struct request {
   char path[path_bytes];        // load: the shared object
   char preload[preload_bytes];  // load: libraries it links, newline-separated, loaded first
   std::int32_t flags;
+  std::int32_t repeat;          // run: calls of the entry point back to back (0 or 1: one)
   std::int32_t nargs;
   std::int32_t nsizes;
   arg_slot args[max_args];
@@ -58,7 +60,7 @@ struct reply {
   std::uint64_t nonce;
   reply_status status;
   std::int32_t kernel_rc;
-  double time_s;             // run: the worker's clock around the entry point
+  double time_s;             // run: the worker's clock around the entry point (all repeats)
   double setup_time_s;       // run: around glp_setup, when it was called
   std::int32_t extra_threads;
   double ceilings[3];        // probe: bandwidth GB/s, float64 and float32 GFLOP/s

@@ -76,16 +76,12 @@ worker_process::worker_process(const worker_options& opt, const arena& shared)
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  std::vector<std::string> args = {opt.executable.string(),
-                                   std::to_string(child_socket_fd),
-                                   std::to_string(child_arena_fd),
-                                   std::to_string(shared.bytes()),
-                                   std::to_string(opt.threads),
-                                   std::to_string(opt.flush_bytes),
-                                   std::to_string(opt.address_space_bytes),
-                                   std::to_string(opt.cpu_seconds),
-                                   opt.backend,
-                                   std::to_string(opt.device_index)};
+  std::vector<std::string> args = opt.launcher;
+  for (std::string a : {opt.executable.string(), std::to_string(child_socket_fd), std::to_string(child_arena_fd),
+                        std::to_string(shared.bytes()), std::to_string(opt.threads), std::to_string(opt.flush_bytes),
+                        std::to_string(opt.address_space_bytes), std::to_string(opt.cpu_seconds), opt.backend,
+                        std::to_string(opt.device_index)})
+    args.push_back(std::move(a));
   // A clean environment: nothing that could carry keys or tokens reaches candidate code.
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C", "HOME=" + scratch_.string(),
                                   std::string("LD_LIBRARY_PATH=") + (std::getenv("LD_LIBRARY_PATH") ? std::getenv("LD_LIBRARY_PATH") : ""),
@@ -98,7 +94,7 @@ worker_process::worker_process(const worker_options& opt, const arena& shared)
   argv.push_back(nullptr);
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  const int rc = posix_spawn(&pid_, opt.executable.c_str(), &fa, &attr, argv.data(), envp.data());
+  const int rc = posix_spawn(&pid_, args.front().c_str(), &fa, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   close(sv[1]);
@@ -106,7 +102,7 @@ worker_process::worker_process(const worker_options& opt, const arena& shared)
   close(high_arena);
   if (rc != 0) {
     pid_ = -1;
-    throw error(opt.executable.string(), std::string("cannot start worker: ") + std::strerror(rc));
+    throw error(args.front(), std::string("cannot start worker: ") + std::strerror(rc));
   }
 }
 
@@ -198,6 +194,26 @@ call_result worker_process::call(protocol::request q, double timeout_s) {
   }
   out.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
+}
+
+bool worker_process::finish(double timeout_s) {
+  protocol::request q{};
+  q.kind = protocol::request_kind::quit;
+  if (!call(q, timeout_s).replied) return false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int st = 0;
+    const pid_t r = waitpid(pid_, &st, WNOHANG);
+    if (r == pid_) {
+      pid_ = -1;
+      kill(-r, SIGKILL);  // anything the worker left behind in its group
+      return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  call_result ignored;
+  kill_and_reap(ignored, true);
+  return false;
 }
 
 }  // namespace galapagos::eval

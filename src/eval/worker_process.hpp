@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "eval/protocol.hpp"
 
@@ -23,6 +24,9 @@ struct worker_options {
   std::uint64_t cpu_seconds = 120;
   std::string backend = "cpu";  // the worker's device backend: cpu | cuda
   int device_index = 0;
+  // A program that starts the worker and stays its parent (a profiler), with its arguments; its
+  // first element is an absolute path. Empty: the worker is started directly.
+  std::vector<std::string> launcher;
 };
 
 // The result of one request: either a valid reply, or why there is none.
@@ -43,6 +47,9 @@ class worker_process {
   ~worker_process();  // kills the process group, reaps it, removes the scratch folder
 
   call_result call(protocol::request q, double timeout_s);
+  // Asks the worker to quit and waits up to timeout_s for its process (or the launcher that
+  // started it) to exit on its own; true when it exited with status 0. Killed otherwise.
+  bool finish(double timeout_s);
   bool alive() const { return pid_ > 0; }
 
  private:

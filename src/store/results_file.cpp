@@ -157,7 +157,8 @@ struct table_def<candidate_row> {
       "One row per evaluated candidate (every island, every generation, failures included).";
   static constexpr const char* units =
       "compile_time_s, setup_time_s, eval_time_s, time_median_s, time_min_s, time_spread_s: seconds; "
-      "rel_error, speedup, roofline_fraction: dimensionless ratios; NaN = not measured";
+      "rel_error, speedup, roofline_fraction: dimensionless ratios; device_time_s: seconds; energy_j: joules per call; "
+      "power_w: watts; sm_clock_mhz: MHz; throttled_runs: count; NaN = not measured";
   static constexpr auto fields = std::to_array<field<R>>({
       {"id", &R::id}, {"island", &R::island}, {"generation", &R::generation},
       {"origin", &R::origin}, {"status", &R::status}, {"reason", &R::reason},
@@ -166,7 +167,9 @@ struct table_def<candidate_row> {
       {"time_median_s", &R::time_median_s}, {"time_min_s", &R::time_min_s},
       {"time_spread_s", &R::time_spread_s}, {"repetitions", &R::repetitions},
       {"rel_error", &R::rel_error}, {"speedup", &R::speedup},
-      {"roofline_fraction", &R::roofline_fraction},
+      {"roofline_fraction", &R::roofline_fraction}, {"device_time_s", &R::device_time_s},
+      {"energy_j", &R::energy_j}, {"power_w", &R::power_w}, {"sm_clock_mhz", &R::sm_clock_mhz},
+      {"throttled_runs", &R::throttled_runs},
   });
 };
 
@@ -177,13 +180,15 @@ struct table_def<baseline_row> {
   static constexpr const char* description = "One row per baseline implementation measured.";
   static constexpr const char* units =
       "setup_time_s, time_median_s, time_min_s, time_spread_s: seconds; "
-      "rel_error, roofline_fraction: dimensionless ratios; NaN = not measured";
+      "rel_error, roofline_fraction: dimensionless ratios; energy_j: joules per call; power_w: watts; "
+      "sm_clock_mhz: MHz; throttled_runs: count; NaN = not measured";
   static constexpr auto fields = std::to_array<field<R>>({
       {"name", &R::name}, {"status", &R::status}, {"reason", &R::reason},
       {"source_hash", &R::source_hash}, {"setup_time_s", &R::setup_time_s}, {"time_median_s", &R::time_median_s},
       {"time_min_s", &R::time_min_s}, {"time_spread_s", &R::time_spread_s},
       {"repetitions", &R::repetitions}, {"rel_error", &R::rel_error},
-      {"roofline_fraction", &R::roofline_fraction},
+      {"roofline_fraction", &R::roofline_fraction}, {"energy_j", &R::energy_j}, {"power_w", &R::power_w},
+      {"sm_clock_mhz", &R::sm_clock_mhz}, {"throttled_runs", &R::throttled_runs},
   });
 };
 
@@ -220,12 +225,26 @@ struct table_def<generation_row> {
   static constexpr const char* name = "generations";
   static constexpr const char* description = "One progress row per island and generation.";
   static constexpr const char* units =
-      "best_time_s, wall_time_s: seconds; best_speedup: dimensionless ratio; "
-      "evaluated, failed: candidate counts";
+      "best_time_s, wall_time_s, device_busy_s: seconds since the island started searching; "
+      "best_speedup: dimensionless ratio; evaluated, failed: candidate counts";
   static constexpr auto fields = std::to_array<field<R>>({
       {"island", &R::island}, {"generation", &R::generation}, {"evaluated", &R::evaluated},
       {"failed", &R::failed}, {"best_time_s", &R::best_time_s},
       {"best_speedup", &R::best_speedup}, {"wall_time_s", &R::wall_time_s},
+      {"device_busy_s", &R::device_busy_s},
+  });
+};
+
+template <>
+struct table_def<profile_row> {
+  using R = profile_row;
+  static constexpr const char* name = "profiles";
+  static constexpr const char* description =
+      "Profiler metrics (Nsight Compute) of each island's elites: one row per kernel launch and metric.";
+  static constexpr const char* units = "unit: as the profiler reports it (e.g. %, byte/second, register/thread)";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"candidate_id", &R::candidate_id}, {"island", &R::island}, {"kernel", &R::kernel},
+      {"launch", &R::launch}, {"metric", &R::metric}, {"unit", &R::unit}, {"value", &R::value},
   });
 };
 
@@ -340,7 +359,7 @@ struct results_file::impl {
   handle sources;      // the /sources group
   std::tuple<detail::table<candidate_row>, detail::table<baseline_row>,
              detail::table<population_row>, detail::table<migration_row>,
-             detail::table<generation_row>, detail::table<machine_row>>
+             detail::table<generation_row>, detail::table<machine_row>, detail::table<profile_row>>
       tables;
 
   // Wraps a new identifier, throwing when it is invalid.
@@ -348,7 +367,7 @@ struct results_file::impl {
     return handle(check(id, path, what), close);
   }
 
-  void create_file() {
+  handle file_access() const {
     handle fapl = own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
     // Earliest formats that can hold the data: readable by HDF5 1.8/1.10 and h5py 3.7.
     check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_V110), path,
@@ -357,14 +376,61 @@ struct results_file::impl {
     // Lock the file, but keep working on file systems without locking (some Lustre, NFS).
     check(H5Pset_file_locking(fapl.get(), true, true), path, "set file locking");
 #endif
-    file = own(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
-               "create file");
+    return fapl;
+  }
+
+  void make_string_type() {
     string_type = own(H5Tcopy(H5T_C_S1), H5Tclose, "create string type");
     check(H5Tset_size(string_type.get(), H5T_VARIABLE), path, "create string type");
     check(H5Tset_cset(string_type.get(), H5T_CSET_UTF8), path, "create string type");
+  }
+
+  void create_file() {
+    handle fapl = file_access();
+    file = own(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
+               "create file");
+    make_string_type();
     sources = own(H5Gcreate2(file.get(), "/sources", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                   H5Gclose, "create group /sources");
     std::apply([&](auto&... t) { (create_table(t), ...); }, tables);
+  }
+
+  // Opens a file this build wrote, to append to it: every table must be there.
+  void open_file() {
+    handle fapl = file_access();
+    file = own(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose, "open file");
+    make_string_type();
+    sources = own(H5Gopen2(file.get(), "/sources", H5P_DEFAULT), H5Gclose, "open group /sources");
+    std::apply([&](auto&... t) { (open_table(t), ...); }, tables);
+  }
+
+  template <class Row>
+  void open_table(detail::table<Row>& t) {
+    const std::string name = std::string("/") + detail::table_def<Row>::name;
+    const std::string what = "open dataset " + name;
+    t.mem_type = make_mem_type(t, what);
+    t.dataset = own(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose, what);
+    handle space = own(H5Dget_space(t.dataset.get()), H5Sclose, what);
+    hsize_t n = 0;
+    check(H5Sget_simple_extent_dims(space.get(), &n, nullptr), path, what);
+    t.size = n;
+  }
+
+  // The in-memory compound type of a table's rows (strings as variable-length UTF-8).
+  template <class Row>
+  handle make_mem_type(const detail::table<Row>& t, const std::string& what) const {
+    using def = detail::table_def<Row>;
+    handle mem = own(H5Tcreate(H5T_COMPOUND, t.record_size), H5Tclose, what);
+    for (std::size_t f = 0; f < def::fields.size(); ++f) {
+      const hid_t member_type = std::visit(
+          [&](auto ptr) {
+            using T = typename detail::member_type<decltype(ptr)>::type;
+            return detail::native_type<T>(string_type.get());
+          },
+          def::fields[f].ptr);
+      check(H5Tinsert(mem.get(), def::fields[f].name, t.offsets[f], member_type), path, what);
+    }
+    return mem;
   }
 
   template <class Row>
@@ -373,17 +439,7 @@ struct results_file::impl {
     const std::string name = std::string("/") + def::name;
     const std::string what = "create dataset " + name;
 
-    t.mem_type = own(H5Tcreate(H5T_COMPOUND, t.record_size), H5Tclose, what);
-    for (std::size_t f = 0; f < def::fields.size(); ++f) {
-      const hid_t member_type = std::visit(
-          [&](auto ptr) {
-            using T = typename detail::member_type<decltype(ptr)>::type;
-            return detail::native_type<T>(string_type.get());
-          },
-          def::fields[f].ptr);
-      check(H5Tinsert(t.mem_type.get(), def::fields[f].name, t.offsets[f], member_type), path,
-            what);
-    }
+    t.mem_type = make_mem_type(t, what);
     handle file_type = own(H5Tcopy(t.mem_type.get()), H5Tclose, what);
     check(H5Tpack(file_type.get()), path, what);
 
@@ -484,12 +540,27 @@ results_file results_file::create(const std::string& path, const attributes& roo
   return results_file(std::move(p));
 }
 
+results_file results_file::open(const std::string& path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  auto p = std::make_unique<impl>();
+  p->path = path;
+  p->open_file();
+  return results_file(std::move(p));
+}
+
+void results_file::close() {
+  if (!impl_) return;
+  flush();
+  impl_.reset();
+}
+
 void results_file::append(const std::vector<candidate_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<baseline_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<population_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<migration_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<generation_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<machine_row>& rows) { impl_->append(rows); }
+void results_file::append(const std::vector<profile_row>& rows) { impl_->append(rows); }
 
 void results_file::add_source(const std::string& hash, const std::string& text) {
   impl_->add_source(hash, text);

@@ -32,6 +32,11 @@ struct candidate_row {
   double rel_error = 0;      // max over checks of max|out-ref| / max|ref|
   double speedup = 0;        // fastest baseline's median / this median; NaN when not ok
   double roofline_fraction = 0;  // cost-model floor at measured ceilings / median; NaN when not ok
+  double device_time_s = 0;  // wall time the device was held for this candidate's checks and timing
+  double energy_j = 0;       // GPU energy per call (NVML, sustained calls); NaN when not measured
+  double power_w = 0;        // mean board power during those calls; NaN when not measured
+  double sm_clock_mhz = 0;   // median SM clock after the timed runs; NaN when not measured
+  std::int32_t throttled_runs = 0;  // timed runs after which the clock was held down (power, thermal)
 };
 
 struct baseline_row {
@@ -44,6 +49,8 @@ struct baseline_row {
   std::int32_t repetitions = 0;
   double rel_error = 0;
   double roofline_fraction = 0;
+  double energy_j = 0, power_w = 0, sm_clock_mhz = 0;  // as in candidate_row
+  std::int32_t throttled_runs = 0;
 };
 
 struct population_row {  // one member of an island's population after a generation
@@ -62,6 +69,16 @@ struct migration_row {  // one individual sent from one island to another
 struct generation_row {  // one progress line of one island
   std::int32_t island = 0, generation = 0, evaluated = 0, failed = 0;
   double best_time_s = 0, best_speedup = 0, wall_time_s = 0;
+  double device_busy_s = 0;  // of wall_time_s, the time the island's device was held for measuring
+};
+
+struct profile_row {  // one profiler metric of one kernel launched by a profiled candidate
+  std::int64_t candidate_id = -1;
+  std::int32_t island = 0;
+  std::string kernel;  // the kernel's name as the profiler reports it
+  std::int32_t launch = 0;  // which launch of the candidate's call (0, 1, ...)
+  std::string metric, unit;
+  double value = 0;
 };
 
 struct machine_row {  // the hardware probe of the node an island ran on
@@ -81,6 +98,9 @@ class results_file {
  public:
   // Creates (truncates) the file and writes the root attributes. Throws galapagos::error.
   static results_file create(const std::string& path, const attributes& root_attrs);
+  // Opens a results file this build wrote, to append to it (a resumed run's working copy).
+  // Throws galapagos::error naming the file.
+  static results_file open(const std::string& path);
   results_file(results_file&&) noexcept;
   results_file& operator=(results_file&&) noexcept;
   ~results_file();
@@ -91,12 +111,15 @@ class results_file {
   void append(const std::vector<migration_row>& rows);
   void append(const std::vector<generation_row>& rows);
   void append(const std::vector<machine_row>& rows);
+  void append(const std::vector<profile_row>& rows);
   // Stores a source text once under /sources/<hash> (no-op if present).
   void add_source(const std::string& hash, const std::string& text);
   // Writes string/number attributes on a group, creating it (e.g. "/winner").
   void set_attributes(const std::string& group, const attributes& attrs);
   void set_attribute(const std::string& group, const std::string& key, double value);
   void flush();
+  // Flushes and closes the file; nothing may be called afterwards but the destructor.
+  void close();
   const std::string& path() const;
 
  private:

@@ -15,13 +15,16 @@ FIELDS = {
     "candidates": ["id", "island", "generation", "origin", "status", "reason", "params",
                    "parents", "source_hash", "compile_time_s", "setup_time_s", "eval_time_s", "time_median_s",
                    "time_min_s", "time_spread_s", "repetitions", "rel_error", "speedup",
-                   "roofline_fraction"],
+                   "roofline_fraction", "device_time_s", "energy_j", "power_w", "sm_clock_mhz",
+                   "throttled_runs"],
     "baselines": ["name", "status", "reason", "source_hash", "setup_time_s", "time_median_s", "time_min_s",
-                  "time_spread_s", "repetitions", "rel_error", "roofline_fraction"],
+                  "time_spread_s", "repetitions", "rel_error", "roofline_fraction", "energy_j", "power_w",
+                  "sm_clock_mhz", "throttled_runs"],
     "populations": ["island", "generation", "rank", "candidate_id", "fitness"],
     "migrations": ["generation", "from_island", "to_island", "candidate_id", "params", "fitness"],
     "generations": ["island", "generation", "evaluated", "failed", "best_time_s",
-                    "best_speedup", "wall_time_s"],
+                    "best_speedup", "wall_time_s", "device_busy_s"],
+    "profiles": ["candidate_id", "island", "kernel", "launch", "metric", "unit", "value"],
     "machine": ["island", "host", "cpu_model", "cores", "llc_bytes", "bandwidth_gbs",
                 "peak_gflops", "peak_gflops_f32"],
 }
@@ -47,7 +50,9 @@ def candidate(id_, island, generation, origin, status, reason, params, parents, 
         time_min_s=median * 0.5 if ok else NAN, time_spread_s=1e-6 if ok else NAN,
         repetitions=11 if ok else 0,
         rel_error=1e-15 if ok else (0.25 if status == "wrong_result" else NAN),
-        speedup=speedup, roofline_fraction=0.75 if ok else NAN)
+        speedup=speedup, roofline_fraction=0.75 if ok else NAN, device_time_s=1.0 + 0.5 * id_,
+        energy_j=0.25 * (id_ + 1) if ok else NAN, power_w=512.5 if ok else NAN,
+        sm_clock_mhz=1980.0 if ok else NAN, throttled_runs=id_ % 2)
 
 
 EXPECTED = {
@@ -63,9 +68,11 @@ EXPECTED = {
     ],
     "baselines": [
         dict(zip(FIELDS["baselines"],
-                 ["naive", "ok", "", "0b1e77", 0.0, 0.006, 0.0055, 2e-5, 11, 0.0, 0.25])),
+                 ["naive", "ok", "", "0b1e77", 0.0, 0.006, 0.0055, 2e-5, 11, 0.0, 0.25, 3.5, 600.0,
+                  1755.0, 2])),
         dict(zip(FIELDS["baselines"],
-                 ["vendor", "crash", "signal 11 (SIGSEGV)", "", NAN, NAN, NAN, NAN, 0, NAN, NAN])),
+                 ["vendor", "crash", "signal 11 (SIGSEGV)", "", NAN, NAN, NAN, NAN, 0, NAN, NAN, NAN,
+                  NAN, NAN, 0])),
     ],
     "populations": [dict(zip(FIELDS["populations"], row)) for row in
                     [(0, 1, 0, 1, 0.002), (0, 1, 1, 0, 0.004), (1, 1, 0, 2, INF),
@@ -73,8 +80,13 @@ EXPECTED = {
     "migrations": [dict(zip(FIELDS["migrations"],
                             (1, 0, 1, 1, '{"TILE": 64, "UNROLL": 4}', 0.002)))],
     "generations": [dict(zip(FIELDS["generations"], row)) for row in
-                    [(0, 0, 1, 0, 0.004, 1.5, 10.0), (0, 1, 1, 0, 0.002, 3.0, 20.5),
-                     (1, 0, 1, 1, INF, NAN, 11.0)]],
+                    [(0, 0, 1, 0, 0.004, 1.5, 10.0, 7.5), (0, 1, 1, 0, 0.002, 3.0, 20.5, 16.25),
+                     (1, 0, 1, 1, INF, NAN, 11.0, 0.0)]],
+    "profiles": [dict(zip(FIELDS["profiles"], row)) for row in
+                 [(1, 0, "stencil_kernel<64, 4>(const double*, double*)", 0, "dram__bytes.sum.per_second",
+                   "byte/second", 3.5e12),
+                  (1, 0, "stencil_kernel<64, 4>(const double*, double*)", 0, "launch__registers_per_thread",
+                   "register/thread", 40.0)]],
     "machine": [dict(zip(FIELDS["machine"], row)) for row in
                 [(0, "node001", "AMD EPYC 7763 64-Core Processor", 128, 268435456, 204.8, 2048.0, 4096.0),
                  (1, "node002", "Intel\u00ae Xeon\u00ae Platinum 8480+", 112, 110100480, 307.2,

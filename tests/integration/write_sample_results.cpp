@@ -36,6 +36,11 @@ candidate_row candidate(std::int64_t id, int island, int generation, const char*
   r.rel_error = ok ? 1e-15 : (std::string(status) == "wrong_result" ? 0.25 : nan);
   r.speedup = speedup;
   r.roofline_fraction = ok ? 0.75 : nan;
+  r.device_time_s = 1.0 + 0.5 * static_cast<double>(id);
+  r.energy_j = ok ? 0.25 * static_cast<double>(id + 1) : nan;
+  r.power_w = ok ? 512.5 : nan;
+  r.sm_clock_mhz = ok ? 1980.0 : nan;
+  r.throttled_runs = static_cast<std::int32_t>(id % 2);
   return r;
 }
 
@@ -60,15 +65,19 @@ void write(const char* path) {
                 "[2, 3]", nan, nan),
   });
   f.append(std::vector<baseline_row>{
-      {"naive", "ok", "", "0b1e77", 0.0, 0.006, 0.0055, 2e-5, 11, 0.0, 0.25},
-      {"vendor", "crash", "signal 11 (SIGSEGV)", "", nan, nan, nan, nan, 0, nan, nan},
+      {"naive", "ok", "", "0b1e77", 0.0, 0.006, 0.0055, 2e-5, 11, 0.0, 0.25, 3.5, 600.0, 1755.0, 2},
+      {"vendor", "crash", "signal 11 (SIGSEGV)", "", nan, nan, nan, nan, 0, nan, nan, nan, nan, nan, 0},
   });
   f.append(std::vector<population_row>{
       {0, 1, 0, 1, 0.002}, {0, 1, 1, 0, 0.004}, {1, 1, 0, 2, inf}, {1, 1, 1, 4, inf}});
   f.append(std::vector<migration_row>{{1, 0, 1, 1, R"({"TILE": 64, "UNROLL": 4})", 0.002}});
-  f.append(std::vector<generation_row>{{0, 0, 1, 0, 0.004, 1.5, 10.0},
-                                       {0, 1, 1, 0, 0.002, 3.0, 20.5},
-                                       {1, 0, 1, 1, inf, nan, 11.0}});
+  f.append(std::vector<generation_row>{{0, 0, 1, 0, 0.004, 1.5, 10.0, 7.5},
+                                       {0, 1, 1, 0, 0.002, 3.0, 20.5, 16.25},
+                                       {1, 0, 1, 1, inf, nan, 11.0, 0.0}});
+  f.append(std::vector<profile_row>{
+      {1, 0, "stencil_kernel<64, 4>(const double*, double*)", 0, "dram__bytes.sum.per_second", "byte/second", 3.5e12},
+      {1, 0, "stencil_kernel<64, 4>(const double*, double*)", 0, "launch__registers_per_thread", "register/thread", 40.0},
+  });
   f.append(std::vector<machine_row>{
       {0, "node001", "AMD EPYC 7763 64-Core Processor", 128, 268435456, 204.8, 2048.0, 4096.0},
       {1, "node002", "Intel® Xeon® Platinum 8480+", 112, 110100480, 307.2, 3584.0, 7168.0},

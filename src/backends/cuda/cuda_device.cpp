@@ -4,6 +4,7 @@
 // candidate put on any stream counts), then the end event. Between timed runs the persisting-L2
 // limits are reset and a buffer several times the L2 is written.
 #include <cublas_v2.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
@@ -24,7 +25,7 @@ void check(cudaError_t e, const char* what) {
 
 class cuda_device final : public device {
  public:
-  explicit cuda_device(int index) {
+  explicit cuda_device(int index) : index_(index) {
     check(cudaSetDevice(index), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaEventCreate(&start_), "cudaEventCreate");
@@ -64,9 +65,11 @@ class cuda_device final : public device {
     return out;
   }
 
-  double run(kernel_fn fn, const std::vector<glp_arg>& args, const std::vector<std::int64_t>& sizes, int& rc) override {
+  double run(kernel_fn fn, const std::vector<glp_arg>& args, const std::vector<std::int64_t>& sizes, int repeat,
+             int& rc) override {
     check(cudaEventRecord(start_, stream_), "cudaEventRecord");
-    rc = fn(args.data(), static_cast<int>(args.size()), sizes.data(), stream_);
+    rc = 0;
+    for (int i = 0; i < std::max(repeat, 1) && rc == 0; ++i) rc = fn(args.data(), static_cast<int>(args.size()), sizes.data(), stream_);
     check(cudaDeviceSynchronize(), "kernel");
     check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
     check(cudaEventSynchronize(stop_), "cudaEventSynchronize");
@@ -93,6 +96,8 @@ class cuda_device final : public device {
     check(cudaStreamSynchronize(stream_), "flush");
   }
 
+  void profiler_range(bool open) override { check(open ? cudaProfilerStart() : cudaProfilerStop(), "profiler range"); }
+
   device_ceilings probe() override {
     device_ceilings c;
     const std::size_t bytes = std::size_t{2} << 30;
@@ -113,10 +118,14 @@ class cuda_device final : public device {
     c.peak_gflops_f32 = gemm_rate<float>(a, b);
     cudaFree(a);
     cudaFree(b);
+    char bus[32] = {};
+    check(cudaDeviceGetPCIBusId(bus, sizeof bus, index_), "cudaDeviceGetPCIBusId");
+    c.pci_bus_id = bus;
     return c;
   }
 
  private:
+  int index_;
   // cuBLAS at n = 8192 (float32 without TF32): the practical peak of the arithmetic. cuBLAS is
   // loaded only here, so that starting a worker does not pay for mapping it.
   template <class T>

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Full searches on an NVIDIA GPU, one family after the other, for a machine where galapagos is
+# built and on PATH (e.g. `tools/gpu-run.sh tools/gpu-searches.sh OUT stencil3d7 spmv`). Each
+# search uses configs/FAMILY-cuda.toml (the GPU-sized problem; one island) and ends with its
+# winner timed interleaved with the library baselines. Results files and logs go to OUT.
+#   GALAPAGOS_SEARCH_BUDGET   evaluations per search (default: the config's budget)
+#   GALAPAGOS_SEARCH_TIMEOUT  seconds per search before it is stopped (default 900)
+set -u
+cd "$(dirname "$0")/.."
+out=${1:?usage: tools/gpu-searches.sh OUT FAMILY...}
+shift
+mkdir -p "$out"
+galapagos=$(command -v galapagos) || { echo "gpu-searches: galapagos is not on PATH" >&2; exit 2; }
+extra=()
+[[ -n ${GALAPAGOS_SEARCH_BUDGET:-} ]] && extra+=(--budget "$GALAPAGOS_SEARCH_BUDGET")
+status=0
+for family in "$@"; do
+  config=configs/$family-cuda.toml
+  [[ -f $config ]] || { echo "gpu-searches: no $config" >&2; status=2; continue; }
+  start=$(date +%s)
+  timeout "${GALAPAGOS_SEARCH_TIMEOUT:-900}" "$galapagos" run "$config" --out "$out/$family-cuda.h5" "${extra[@]}" \
+    >"$out/$family-cuda.log" 2>&1
+  rc=$?
+  [[ $rc -eq 0 ]] || status=1
+  echo "== $family: exit $rc after $(( $(date +%s) - start )) s"
+  grep -E '^(baseline|search:|winner|  |island [0-9]+: (the device|profil))' "$out/$family-cuda.log" | head -40
+done
+exit $status
