@@ -1,6 +1,7 @@
 // expect: wrong_result
-// Computes honestly for the first calls (the acceptance checks), then returns without launching
-// anything: the timed runs' outputs still hold the poison pattern and are verified.
+// Computes honestly for the first calls (the acceptance checks), then sweeps only the lower half
+// of the grid: fast enough to stay above the physical floor, but the timed runs' outputs still
+// hold the poison pattern in the upper half, and they are verified.
 #include "glp_kernel.h"
 
 __global__ void sweep(const double* u, double* v, long nx, long ny, long nz) {
@@ -16,8 +17,8 @@ __global__ void sweep(const double* u, double* v, long nx, long ny, long nz) {
 
 GLP_EXPORT int glp_kernel(const glp_arg* args, int, const int64_t* s, void* stream) {
   static int calls = 0;
-  if (++calls > 20) return 0;  // the acceptance checks make 20 calls here
+  const long nz = ++calls > 20 ? s[2] / 2 : s[2];  // the acceptance checks make 20 calls here
   sweep<<<1024, 256, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<const double*>(args[0].data),
-                                                               static_cast<double*>(args[1].data), s[0], s[1], s[2]);
+                                                               static_cast<double*>(args[1].data), s[0], s[1], nz);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
