@@ -36,3 +36,25 @@ with h5py.File(sys.argv[1], "r") as f:
         for k, v in sorted(w.items()):
             if k.startswith("baseline_"):
                 print(f"- {k[len('baseline_'):-len('_median_s')]}: {v * 1e3:.4f} ms in the same rounds")
+        if "energy_j" in w and w["energy_j"] == w["energy_j"]:
+            print(f"- winner energy {w['energy_j'] * 1e3:.1f} mJ per call at {w['power_w']:.0f} W, SM clock "
+                  f"{w['sm_clock_mhz']:.0f} MHz, {int(w['throttled_runs'])} timed runs throttled")
+    if "generations" in f and "device_busy_s" in f["generations"].dtype.names:
+        last = {}
+        for g in f["generations"][:]:
+            last[g["island"]] = g
+        for island, g in sorted(last.items()):
+            if f.attrs.get("backend", b"cpu") not in (b"cpu", "cpu") and g["wall_time_s"] > 0:
+                print(f"- island {island}: the device was held for measuring {g['device_busy_s'] / g['wall_time_s']:.0%} "
+                      f"of {g['wall_time_s']:.1f} s of search")
+    if "profiles" in f and len(f["profiles"]):
+        print("\n| candidate | kernel | metric | value |\n|---|---|---|---|")
+        asked = ("gpu__time_duration.sum", "dram__bytes.sum.per_second", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                 "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                 "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                 "sm__warps_active.avg.pct_of_peak_sustained_active", "launch__registers_per_thread",
+                 "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum")
+        for p in f["profiles"][:]:
+            if text(p["metric"]) not in asked:
+                continue  # files written before the metrics were filtered hold the device's attributes too
+            print(f"| {p['candidate_id']} | `{text(p['kernel'])[:40]}` | {text(p['metric'])} | {p['value']:.4g} {text(p['unit'])} |")
