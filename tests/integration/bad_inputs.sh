@@ -51,6 +51,18 @@ expect bad_value "value\.toml: key 'search.mutation_rate': must lie in \[0, 1\]"
 family = "stencil3d7"
 [search]
 mutation_rate = 3.0')"
+expect bad_verify_fraction "fraction\.toml: key 'eval.verify_fraction': must lie in \[0, 1\]" "$(config fraction '[run]
+family = "stencil3d7"
+[eval]
+verify_fraction = 1.5')"
+expect bad_compile_jobs "jobs\.toml: key 'eval.compile_jobs': must be -1 \(automatic\)" "$(config jobs '[run]
+family = "stencil3d7"
+[eval]
+compile_jobs = -4')"
+expect bad_energy_burst "burst\.toml: key 'eval.energy_burst_s': must lie in \[0, 60\] seconds" "$(config burst '[run]
+family = "stencil3d7"
+[eval]
+energy_burst_s = -1')"
 expect unknown_family "family 'stencil9d': unknown family" "$(config family '[run]
 family = "stencil9d"')"
 expect empty_space "unsatisfiable/family\.toml: the parameter space .* is empty" "$(config empty "[run]

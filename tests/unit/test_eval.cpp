@@ -3,12 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <chrono>
 #include <cmath>
+#include <thread>
+#include <unistd.h>
 
 #include "eval/builder.hpp"
 #include "eval/evaluator.hpp"
+#include "eval/gpu_monitor.hpp"
 #include "eval/probe.hpp"
 #include "eval/symbols.hpp"
+#include "util/hash.hpp"
 #include "families/family.hpp"
 
 namespace ge = galapagos::eval;
@@ -97,6 +102,110 @@ TEST_F(Eval, NothingIsCompiledTwice) {
   r.defines = {"GLP_X=2"};  // other flags: another object
   const auto third = b.build(r);
   EXPECT_NE(third.key, first.key);
+}
+
+// A second evaluator with other settings, on the same family.
+std::unique_ptr<ge::evaluator> evaluator_with(const gf::family& f, double verify_fraction, int compile_jobs,
+                                              const std::filesystem::path& cache) {
+  ge::eval_settings s;
+  s.fitness_size = "small";
+  s.checks.seeds = 1;
+  s.checks.verify_fraction = verify_fraction;
+  s.compile_jobs = compile_jobs;
+  s.timing.min_repetitions = 4;
+  s.timing.max_repetitions = 6;
+  s.timeout_s = 20;
+  s.cache_dir = cache;
+  return std::make_unique<ge::evaluator>(f, "cpu", s, ge::probe_machine().limits(), 777);
+}
+
+// Honest for the first `honest_calls` calls, then leaves the last element of v unwritten: as
+// fast as the honest kernel, so only the output checks can catch it.
+std::string skips_last_element_after(int honest_calls) {
+  return R"(#include "glp_kernel.h"
+GLP_EXPORT int glp_kernel(const glp_arg* a, int, const int64_t* s, void*) {
+  static int calls = 0;
+  const double* u = (const double*)a[0].data; double* v = (double*)a[1].data;
+  const int64_t nx = s[0], ny = s[1], nz = s[2], n = nx * ny * nz;
+  const int64_t end = ++calls > )" + std::to_string(honest_calls) + R"( ? n - 1 : n;
+  for (int64_t c = 0; c < end; ++c) {
+    const int64_t i = c % nx, j = (c / nx) % ny, k = c / (nx * ny);
+    if (i > 0 && i < nx - 1 && j > 0 && j < ny - 1 && k > 0 && k < nz - 1)
+      v[c] = (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - nx] + u[c + nx] + u[c - nx * ny] + u[c + nx * ny]);
+    else
+      v[c] = u[c];
+  }
+  return 0;
+})";
+}
+
+TEST_F(Eval, SampledVerificationComparesOnlyTheDrawnRunsButChecksEveryOutput) {
+  auto sampled = evaluator_with(*family, 0.0, 0, std::filesystem::temp_directory_path() / "galapagos-test-cache");
+  const auto& b = family->backend("cpu");
+  const auto honest = sampled->evaluate({b.tmpl.source, "", {{"TILE_Y", "8"}}, b.tmpl.flags, {}});
+  ASSERT_EQ(honest.status, "ok") << honest.reason;
+  // verify_fraction 0: the acceptance checks and the two warm-up runs only.
+  EXPECT_EQ(honest.verified_runs, static_cast<int>(family->accept_sizes.size()) + 2);
+  EXPECT_GE(honest.repetitions, 4);
+  // A timed run that is not compared with the reference is still checked for unwritten outputs.
+  const int honest_calls = static_cast<int>(family->accept_sizes.size()) + 2;
+  const auto cheat = sampled->evaluate(text(skips_last_element_after(honest_calls)));
+  EXPECT_EQ(cheat.status, "wrong_result") << cheat.reason;
+  EXPECT_NE(cheat.reason.find("1 elements not written"), std::string::npos) << cheat.reason;
+  EXPECT_NE(cheat.reason.find("(timed run)"), std::string::npos) << cheat.reason;
+  // With every timed run compared, the same cheat fails the same way.
+  EXPECT_EQ(ev->evaluate(text(skips_last_element_after(honest_calls))).status, "wrong_result");
+}
+
+TEST_F(Eval, CompileAheadBuildsUpcomingCandidatesInTheBackground) {
+  const auto cache = std::filesystem::temp_directory_path() / ("galapagos-test-ahead-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(cache);
+  auto ahead = evaluator_with(*family, 1.0, 2, cache);
+  const auto& b = family->backend("cpu");
+  const std::string tmpl = galapagos::util::read_file(b.tmpl.source.string());
+  std::vector<ge::candidate_source> upcoming;
+  for (const char* tile : {"4", "8", "16"})
+    upcoming.push_back({b.tmpl.source, tmpl + "\n// unique to this test run " + std::to_string(::getpid()), {{"TILE_Y", tile}},
+                        b.tmpl.flags, {}});
+  auto built = [&] {
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(cache)) n += e.path().extension() == ".so";
+    return n;
+  };
+  const int trusted = built();  // the reference, built when the evaluator started
+  ahead->compile_ahead(upcoming);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (built() < trusted + 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(built(), trusted + 3) << "nothing was evaluated yet: the objects must come from the background builds";
+  for (const auto& c : upcoming) {
+    const auto m = ahead->evaluate(c);
+    EXPECT_EQ(m.status, "ok") << m.reason;
+    EXPECT_GT(m.compile_time_s, 0) << "the background build's own compile time is reported";
+    EXPECT_GT(m.device_time_s, 0);
+    EXPECT_LT(m.device_time_s, m.eval_time_s + 1e-9);
+  }
+  EXPECT_GT(ahead->device_busy_s(), 0);
+  ahead.reset();
+  std::filesystem::remove_all(cache);
+}
+
+TEST(GpuMonitor, PowerComesFromTheStepsOfTheEnergyCounter) {
+  // A counter that steps by 50 J every 100 ms (500 W), sampled every 2 ms.
+  std::vector<ge::gpu_monitor::sample> samples;
+  for (int i = 0; i <= 500; ++i) {
+    const double t = 10.0 + 0.002 * i;
+    samples.push_back({t, static_cast<std::uint64_t>(50000) * static_cast<std::uint64_t>((t - 10.0 + 1e-9) / 0.1), 1980, 0});
+  }
+  EXPECT_NEAR(ge::mean_power_w(samples, 10.0, 11.0), 500.0, 1.0);
+  EXPECT_NEAR(ge::mean_power_w(samples, 10.05, 10.65), 500.0, 1.0);
+  EXPECT_TRUE(std::isnan(ge::mean_power_w(samples, 10.05, 10.12)));  // one step inside: no interval
+  EXPECT_TRUE(ge::gpu_monitor::throttled(0x4));    // software power cap
+  EXPECT_TRUE(ge::gpu_monitor::throttled(0x40));   // hardware thermal slowdown
+  EXPECT_FALSE(ge::gpu_monitor::throttled(0x1));   // idle
+  EXPECT_FALSE(ge::gpu_monitor::throttled(0x0));
+  EXPECT_EQ(ge::gpu_monitor::open(""), nullptr);
+  EXPECT_EQ(ge::gpu_monitor::open("ffff:ff:1f.7"), nullptr);  // no such device, with or without NVML
 }
 
 TEST(Symbols, OnlyTheEntryPointMayBeExported) {
