@@ -11,11 +11,35 @@ namespace po = boost::program_options;
 
 namespace galapagos::cli {
 
+namespace {
+
+// Runs `body` between MPI_Init and MPI_Finalize; an unexpected error ends every rank.
+template <class F>
+int with_mpi(int argc, char** argv, F body) {
+  MPI_Init(&argc, &argv);
+  int code = 2;
+  try {
+    code = body();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "galapagos: %s\n", e.what());
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 1) MPI_Abort(MPI_COMM_WORLD, 3);
+    code = 3;
+  }
+  MPI_Finalize();
+  return code;
+}
+
+}  // namespace
+
 int run_command(const std::vector<std::string>& args, int argc, char** argv) {
   po::options_description opts("galapagos run CONFIG");
   opts.add_options()("help,h", "this help")("out", po::value<std::string>(), "results file (HDF5), overrides [run] out")(
       "budget", po::value<int>(), "evaluations per island, overrides [search] budget")(
-      "seed", po::value<std::uint64_t>(), "search seed, overrides [search] seed")("quiet", "only the summary");
+      "seed", po::value<std::uint64_t>(), "search seed, overrides [search] seed")("quiet", "only the summary")(
+      "replay", po::value<std::string>(), "serve measurements from this recorded results file instead of measuring")(
+      "replay-delay", po::value<double>(), "seconds each replayed evaluation takes (default 0)");
   po::options_description hidden;
   hidden.add_options()("config", po::value<std::string>());
   po::options_description all;
@@ -49,20 +73,44 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
   }
   if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
   o.quiet = vm.count("quiet") > 0;
-
-  MPI_Init(&argc, &argv);
-  int code = 2;
-  try {
-    code = archipelago::run_search(MPI_COMM_WORLD, vm["config"].as<std::string>(), o);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "galapagos: %s\n", e.what());
-    int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size > 1) MPI_Abort(MPI_COMM_WORLD, 3);
-    code = 3;
+  if (vm.count("replay")) o.replay = vm["replay"].as<std::string>();
+  if (vm.count("replay-delay")) {
+    o.replay_delay_s = vm["replay-delay"].as<double>();
+    if (!o.replay || !(o.replay_delay_s >= 0)) {
+      std::fprintf(stderr, "galapagos run: --replay-delay needs --replay and a number of seconds >= 0\n");
+      return 2;
+    }
   }
-  MPI_Finalize();
-  return code;
+  return with_mpi(argc, argv, [&] { return archipelago::run_search(MPI_COMM_WORLD, vm["config"].as<std::string>(), o); });
+}
+
+int resume_command(const std::vector<std::string>& args, int argc, char** argv) {
+  po::options_description opts("galapagos resume FILE");
+  opts.add_options()("help,h", "this help")("quiet", "only the summary");
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::string>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "galapagos resume: %s\n", e.what());
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  if (!vm.count("file")) {
+    std::fprintf(stderr, "galapagos resume: a results FILE is required (the HDF5 file of the run to continue)\n");
+    return 2;
+  }
+  const bool quiet = vm.count("quiet") > 0;
+  return with_mpi(argc, argv, [&] { return archipelago::resume_search(MPI_COMM_WORLD, vm["file"].as<std::string>(), quiet); });
 }
 
 }  // namespace galapagos::cli

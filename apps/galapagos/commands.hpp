@@ -7,6 +7,7 @@
 namespace galapagos::cli {
 
 int run_command(const std::vector<std::string>& args, int argc, char** argv);
+int resume_command(const std::vector<std::string>& args, int argc, char** argv);
 int eval_command(const std::vector<std::string>& args);
 
 }  // namespace galapagos::cli

@@ -1,5 +1,6 @@
-// galapagos: the command line. `galapagos run CONFIG` searches; `galapagos eval` judges one
-// candidate source exactly as a search would. `galapagos --help` lists the commands.
+// galapagos: the command line. `galapagos run CONFIG` searches; `galapagos resume FILE`
+// continues a checkpointed search; `galapagos eval` judges one candidate source exactly as a
+// search would. `galapagos --help` lists the commands.
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "archipelago/stop_request.hpp"
 #include "commands.hpp"
 #include "util/build_info.hpp"
 
@@ -18,8 +20,10 @@ const char* usage =
     "usage: galapagos COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  run CONFIG [--out FILE] [--budget N] [--seed S] [--quiet]\n"
+    "  run CONFIG [--out FILE] [--budget N] [--seed S] [--quiet] [--replay RECORDED.h5 [--replay-delay S]]\n"
     "        island-model search described by a TOML config; under mpirun every rank is an island\n"
+    "  resume FILE [--quiet]\n"
+    "        continue a run from the checkpoint in its results file (same number of MPI ranks)\n"
     "  eval --family NAME --backend cpu SOURCE [--param K=V ...] [--json] [--size NAME]\n"
     "       [--config FILE] [--no-baselines]\n"
     "        evaluate one candidate source: exit 0 accepted, 1 rejected, 2 usage or setup error\n"
@@ -47,14 +51,17 @@ int main(int argc, char** argv) {
     std::printf("galapagos %s (%s)\n", galapagos::build_info::version, galapagos::build_info::git_revision);
     return 0;
   }
-  if (cmd != "run" && cmd != "eval") {
+  if (cmd != "run" && cmd != "eval" && cmd != "resume") {
     std::fprintf(stderr, "galapagos: unknown command '%s'\n%s", cmd.c_str(), usage);
     return 2;
   }
+  // A stop request (SIGTERM, SIGUSR1) that arrives while the run starts up is kept, not fatal.
+  if (cmd == "run" || cmd == "resume") galapagos::archipelago::install_stop_handlers();
   // The references are Kokkos code loaded at run time into this process.
   Kokkos::InitArguments kargs;
   kargs.disable_warnings = true;
   Kokkos::ScopeGuard kokkos(kargs);
   if (cmd == "run") return galapagos::cli::run_command(args, argc, argv);
+  if (cmd == "resume") return galapagos::cli::resume_command(args, argc, argv);
   return galapagos::cli::eval_command(args);
 }

@@ -10,15 +10,22 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
+#include <thread>
 
 #include "archipelago/channels.hpp"
+#include "archipelago/checkpoint.hpp"
 #include "archipelago/records.hpp"
+#include "archipelago/replay.hpp"
 #include "archipelago/run_config.hpp"
+#include "archipelago/topology.hpp"
+#include "archipelago/stop_request.hpp"
 #include "core/island.hpp"
 #include "eval/evaluator.hpp"
 #include "eval/node_lock.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
+#include "store/publish.hpp"
 #include "store/results_file.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
@@ -63,7 +70,22 @@ struct setup {
   eval::machine_probe probe;
   std::unique_ptr<eval::node_lock> lock;
   std::unique_ptr<eval::evaluator> evaluator;
+  std::unique_ptr<replay_source> replay;  // set: measurements come from a recording
+  run_settings settings;
+  std::vector<std::vector<int>> migration_targets;  // per island: the islands it sends migrants to
 };
+
+// What a search starts from: a config file (`run`) or a results file's checkpoint (`resume`).
+struct search_start {
+  std::filesystem::path config;
+  run_overrides overrides;
+  std::optional<resume_plan> plan;
+};
+
+// One candidate measured, or served from the recording in replay mode.
+eval::measurement measure(setup& s, const eval::candidate_source& c) {
+  return s.replay ? s.replay->evaluate(c) : s.evaluator->evaluate(c);
+}
 
 struct baseline_result {
   std::string name;
@@ -72,16 +94,26 @@ struct baseline_result {
 
 class island_runner {
  public:
-  island_runner(setup& s, message_channel& migrants, message_channel& records, double best_baseline_s,
+  island_runner(setup& s, message_channel& migrants, message_channel& records, stop_request& stop, double best_baseline_s,
                 std::string best_baseline_name, bool quiet)
-      : s_(s), migrants_(migrants), records_(records), best_baseline_s_(best_baseline_s),
+      : s_(s), migrants_(migrants), records_(records), stop_(stop), best_baseline_s_(best_baseline_s),
         best_baseline_name_(std::move(best_baseline_name)), quiet_(quiet),
-        island_(*s.space, s.config.ga, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(migrants.rank()))) {}
+        island_(*s.space, s.config.ga, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(migrants.rank()))),
+        scheduled_(s.replay != nullptr) {
+    const int me = migrants.rank();
+    if (s.config.migration.count > 0) {
+      targets_ = s.migration_targets.at(static_cast<std::size_t>(me));
+      for (int i = 0; i < static_cast<int>(s.migration_targets.size()); ++i)
+        for (int t : s.migration_targets[static_cast<std::size_t>(i)])
+          if (t == me) sources_.push_back(i);
+    }
+  }
 
   // Runs the island to its budget. On rank 0 `file` receives every island's records.
   void run(store::results_file* file) {
     file_ = file;
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = std::chrono::steady_clock::now() - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                          std::chrono::duration<double>(wall_offset_s_));
     busy_at_start_s_ = s_.evaluator->device_busy_s();
     const int rank = migrants_.rank();
     const auto& cfg = s_.config;
@@ -98,16 +130,38 @@ class island_runner {
       if (todo.empty()) break;  // the space is exhausted
       std::vector<eval::candidate_source> upcoming;  // built on spare cores while the device measures
       for (const auto& [g, parent] : todo) upcoming.push_back(candidate_of(g));
-      s_.evaluator->compile_ahead(upcoming);
-      for (const auto& [g, parent] : todo) evaluate(g, parent);
+      if (!s_.replay) s_.evaluator->compile_ahead(upcoming);
+      bool abandoned = false;  // a stop request left no time for the rest of this generation
+      for (const auto& [g, parent] : todo) {
+        if (halted_ || (stop_.poll() && stop_.out_of_time(longest_eval_s_))) {
+          abandoned = true;
+          break;
+        }
+        const auto e0 = std::chrono::steady_clock::now();
+        evaluate(g, parent);
+        longest_eval_s_ = std::max(longest_eval_s_, std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
+      }
+      if (abandoned) {  // the last checkpoint of this island stands; its rows of this generation go
+        if (!halted_)
+          std::printf("island %d: generation %d dropped: the grace period ends before it could complete\n", rank,
+                      island_.generation() + 1);
+        batch_.clear();
+        stopped_ = true;
+        break;
+      }
       island_.advance();
-      report_generation(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      if (cfg.migration.topology == "ring" && migrants_.size() > 1 && cfg.migration.count > 0 &&
-          island_.generation() % cfg.migration.interval == 0)
-        emigrate();
+      const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      report_generation(wall_s);
+      if (migration_due(island_.generation())) emigrate();
+      batch_.state = to_json_text(snapshot(wall_s));
       flush_records();
+      if (stop_.poll() && static_cast<int>(island_.evaluated()) < cfg.budget) {
+        stopped_ = true;
+        break;
+      }
     }
     (void)rank;
+    if (stopped_ || stop_.requested()) return;
     if (s_.config.backend != "cpu" && !quiet_) {
       const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const double busy_s = s_.evaluator->device_busy_s() - busy_at_start_s_;
@@ -140,41 +194,173 @@ class island_runner {
     }
   }
 
-  // Rank 0: writes records that arrived from other islands.
+  // Rank 0: writes records that arrived from other islands, then checkpoints what they complete.
   void drain_records() {
     if (!file_) return;
     for (auto& [src, text] : records_.poll()) absorb(text);
+    if (checkpoints_ && checkpoints_->dirty()) checkpoints_->write();
   }
   void absorb(const std::string& text) {
     const record_batch b = decode(text);
-    for (const auto& c : b.candidates)
-      if (c.status == "ok" && (!best_row_ || c.time_median_s < best_row_->time_median_s)) best_row_ = c;
+    for (const auto& c : b.candidates)  // ties go to the lower id, so a replayed run picks the same winner
+      if (c.status == "ok" && (!best_row_ || c.time_median_s < best_row_->time_median_s ||
+                               (c.time_median_s == best_row_->time_median_s && c.id < best_row_->id)))
+        best_row_ = c;
     write_batch(*file_, b);
-    file_->flush();
+    if (checkpoints_) {
+      if (!b.state.empty()) checkpoints_->note(b.state);
+      else checkpoints_->touch();
+    }
   }
   const std::optional<store::candidate_row>& best_row() const { return best_row_; }
+  void set_checkpoints(checkpoint_writer* w) { checkpoints_ = w; }
+  // Whether the island searched to its end (budget spent or space exhausted), not stopped.
+  bool completed() const { return !stopped_; }
+
+  // Puts the island where the checkpoint of a resumed run left it. `best` is the best correct
+  // candidate of the whole run so far (rank 0 picks the winner from it).
+  void restore(const resume_plan& p) {
+    const int rank = migrants_.rank();
+    const auto& me = p.per_island.at(static_cast<std::size_t>(rank));
+    std::vector<core::genome> seen;
+    for (const auto& params : me.seen) {
+      const auto g = genome_from_params(*s_.space, params);
+      if (!g) throw error(p.path, "island " + std::to_string(rank) + " evaluated " + params + ", which the family's parameter space no longer holds");
+      seen.push_back(*g);
+    }
+    if (me.snapshot) {
+      const auto& c = *me.snapshot;
+      island_.restore(c.generation, population_from_json(*s_.space, c.population, p.path), c.rng_state, seen);
+      evaluated_ = c.evaluated;
+      failed_ = c.failed;
+      next_id_ = c.next_id;
+      best_time_ = c.best_time_s;
+      wall_offset_s_ = c.wall_time_s;
+      migrants_through_ = c.migrants_through;
+      sources_sent_ = c.sources_sent;
+    }
+    // Migrants sent to this island that it had not taken in at the checkpoint arrive again.
+    for (int from : sources_) {
+      const auto& sender = p.per_island.at(static_cast<std::size_t>(from)).snapshot;
+      if (scheduled_)  // every due generation the sender completed has a message, maybe empty
+        for (int g = migrants_through_ + 1; g <= (sender ? sender->generation : 0); ++g)
+          if (migration_due(g)) inbox_[g][from];
+    }
+    for (const auto& m : me.migrants)
+      if (std::find(sources_.begin(), sources_.end(), m.from) != sources_.end() && m.generation > migrants_through_)
+        if (const auto g = genome_from_params(*s_.space, m.params)) inbox_[m.generation][m.from].emplace_back(*g, m.id);
+    if (rank == 0 && p.best) best_row_ = p.best;
+  }
+
+  // Tells the islands this one sends to that no more migrants will come from it: it searched to
+  // its end ("done") or stopped ("stopped": in replay mode they then stop before a generation
+  // whose migrants they would otherwise miss).
+  void leave() {
+    if (!migrating()) return;
+    for (int dest : targets_) migrants_.send(dest, json{{"kind", stopped_ ? "stopped" : "done"}}.dump());
+  }
 
  private:
-  std::vector<std::pair<core::genome, std::int64_t>> take_immigrants() {
-    std::vector<std::pair<core::genome, std::int64_t>> out;
+  // Whether migrants flow at all: the topology gives this island neighbours ([migration]).
+  bool migrating() const { return !targets_.empty() || !sources_.empty(); }
+  // Whether the islands, having just completed `generation`, exchange their elites.
+  bool migration_due(int generation) const {
+    return migrating() && generation > 0 && generation % s_.config.migration.interval == 0;
+  }
+
+  // Migrant messages that have arrived, by the sender's generation.
+  void collect_migrants() {
     for (auto& [src, text] : migrants_.poll()) {
       const json j = json::parse(text);
+      const std::string kind = j.value("kind", "migrants");
+      if (kind == "done" || kind == "stopped") {
+        finished_sources_.insert(src);
+        if (kind == "stopped") stopped_sources_.insert(src);
+        continue;
+      }
+      const int gen = j.at("generation");
+      if (gen <= migrants_through_) continue;  // taken in before the checkpoint this run resumed from
+      auto& box = inbox_[gen][src];
       for (const auto& ind : j.at("individuals"))
-        out.emplace_back(ind.at("genome").get<core::genome>(), ind.at("id").get<std::int64_t>());
+        box.emplace_back(ind.at("genome").get<core::genome>(), ind.at("id").get<std::int64_t>());
     }
+  }
+
+  // The migrants this generation takes in. Asynchronous (measuring): whatever has arrived, never
+  // waiting, so a slow island stalls nobody. Scheduled (replay): exactly those every sending
+  // island sent after the same generation, waiting for them, so that a replayed run is the same
+  // however its islands' timing falls.
+  std::vector<std::pair<core::genome, std::int64_t>> take_immigrants() {
+    std::vector<std::pair<core::genome, std::int64_t>> out;
+    collect_migrants();
+    if (!scheduled_) {
+      for (auto& [gen, by_source] : inbox_) {
+        for (auto& [from, box] : by_source)
+          for (auto& m : box) out.push_back(std::move(m));
+        migrants_through_ = std::max(migrants_through_, gen);
+      }
+      inbox_.clear();
+      return out;
+    }
+    const int g = island_.generation();
+    if (!migration_due(g) || g <= migrants_through_) return out;
+    auto missing = [&] {  // senders whose message for generation g has not come, and who may still send it
+      std::vector<int> m;
+      for (int from : sources_)
+        if (!(inbox_.contains(g) && inbox_[g].contains(from)) && !finished_sources_.contains(from)) m.push_back(from);
+      return m;
+    };
+    while (!missing().empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      collect_migrants();
+      if (stop_.poll() && stop_.out_of_time(0)) break;
+    }
+    bool complete = missing().empty();
+    for (int from : sources_)  // a sender that stopped owes this generation its migrants
+      if (stopped_sources_.contains(from) && !(inbox_.contains(g) && inbox_[g].contains(from))) complete = false;
+    if (!complete) {
+      halted_ = true;  // resumed later, this generation gets its migrants
+      return out;
+    }
+    if (inbox_.contains(g))  // in sender order: the same on every replay
+      for (auto& [from, box] : inbox_[g])
+        for (auto& m : box) out.push_back(std::move(m));
+    inbox_.erase(inbox_.begin(), inbox_.upper_bound(g));
+    migrants_through_ = g;
     return out;
   }
 
+  // Sends the island's elites to every island the topology names. Non-blocking: the message is
+  // posted and the island goes on.
   void emigrate() {
     const int rank = migrants_.rank();
-    const int dest = (rank + 1) % migrants_.size();
-    json j{{"from", rank}, {"individuals", json::array()}};
-    for (const auto& ind : island_.best(s_.config.migration.count)) {
-      if (!std::isfinite(ind.fitness)) continue;
-      j["individuals"].push_back({{"genome", ind.g}, {"id", ind.id}, {"fitness", ind.fitness}});
-      batch_.migrations.push_back({island_.generation(), rank, dest, ind.id, s_.space->to_json(ind.g), ind.fitness});
+    json j{{"kind", "migrants"}, {"from", rank}, {"generation", island_.generation()}, {"individuals", json::array()}};
+    const auto elites = island_.best(s_.config.migration.count);
+    for (const auto& ind : elites)
+      if (std::isfinite(ind.fitness)) j["individuals"].push_back({{"genome", ind.g}, {"id", ind.id}, {"fitness", ind.fitness}});
+    for (int dest : targets_) {
+      for (const auto& ind : elites)
+        if (std::isfinite(ind.fitness))
+          batch_.migrations.push_back({island_.generation(), rank, dest, ind.id, s_.space->to_json(ind.g), ind.fitness});
+      if (!j["individuals"].empty() || scheduled_) migrants_.send(dest, j.dump());
     }
-    if (!j["individuals"].empty()) migrants_.send(dest, j.dump());
+  }
+
+  // The island between two generations, as a checkpoint holds it.
+  island_snapshot snapshot(double wall_s) {
+    island_snapshot c;
+    c.island = migrants_.rank();
+    c.generation = island_.generation();
+    c.evaluated = evaluated_;
+    c.failed = failed_;
+    c.next_id = next_id_;
+    c.best_time_s = best_time_;
+    c.wall_time_s = wall_s;
+    c.migrants_through = migrants_through_;
+    c.sources_sent = sources_sent_;
+    c.rng_state = island_.random().state();
+    c.population = population_json(*s_.space, island_.population());
+    return c;
   }
 
   eval::candidate_source candidate_of(const core::genome& g) const {
@@ -187,7 +373,7 @@ class island_runner {
     eval::measurement m;
     {
       eval::node_lock_guard hold(*s_.lock);
-      m = s_.evaluator->evaluate(candidate_of(g));
+      m = measure(s_, candidate_of(g));
     }
     const std::int64_t id = static_cast<std::int64_t>(rank) * 1000000 + next_id_++;
     const bool ok = m.status == "ok";
@@ -258,6 +444,7 @@ class island_runner {
   setup& s_;
   message_channel& migrants_;
   message_channel& records_;
+  stop_request& stop_;
   double best_baseline_s_;
   std::string best_baseline_name_;
   bool quiet_;
@@ -269,15 +456,37 @@ class island_runner {
   double best_time_ = inf;
   bool sources_sent_ = false;
   double busy_at_start_s_ = 0;
+  checkpoint_writer* checkpoints_ = nullptr;  // rank 0
+  bool scheduled_;                 // replay: migrants arrive by generation, not by timing
+  std::vector<int> targets_, sources_;  // islands this one sends to / receives from
+  // sender generation -> sending island -> migrants
+  std::map<int, std::map<int, std::vector<std::pair<core::genome, std::int64_t>>>> inbox_;
+  int migrants_through_ = 0;       // sender generation of the last migrants taken in
+  std::set<int> finished_sources_, stopped_sources_;  // senders that said "done" / "stopped"
+  bool halted_ = false;            // scheduled migrants cannot come before a stop: leave the loop
+  bool stopped_ = false;           // the loop ended on a stop request, not at its end
+  double wall_offset_s_ = 0;       // search time of earlier sessions
+  double longest_eval_s_ = 0;
   std::optional<store::candidate_row> best_row_;
 };
 
-std::unique_ptr<setup> prepare(const std::filesystem::path& config, const run_overrides& o) {
+std::unique_ptr<setup> prepare(const search_start& st) {
   auto s = std::make_unique<setup>();
-  s->config = load_run_config(config);
-  if (o.out) s->config.out = *o.out;
-  if (o.budget) s->config.budget = *o.budget;
-  if (o.seed) s->config.seed = *o.seed;
+  const run_overrides& o = st.overrides;
+  if (st.plan) {  // the stored config, with the settings the run started with
+    s->config = parse_run_config(st.plan->config_text, st.plan->config_file, st.plan->path + " (its stored config)");
+    s->config.out = st.plan->path;
+    s->config.budget = st.plan->settings.budget;
+    s->config.seed = st.plan->settings.seed;
+    s->settings = st.plan->settings;
+  } else {
+    s->config = load_run_config(st.config);
+    if (o.out) s->config.out = *o.out;
+    if (o.budget) s->config.budget = *o.budget;
+    if (o.seed) s->config.seed = *o.seed;
+    s->settings = {s->config.budget, s->config.seed, o.replay ? std::filesystem::absolute(*o.replay).string() : "",
+                   o.replay_delay_s};
+  }
   auto path = s->config.kernel_paths;
   for (const auto& p : families::default_search_path()) path.push_back(p);
   s->family = families::load_family(s->config.family, path);
@@ -287,13 +496,90 @@ std::unique_ptr<setup> prepare(const std::filesystem::path& config, const run_ov
     throw error(s->family.toml_file.string(), "the parameter space of backend '" + s->config.backend +
                                                   "' is empty: no point satisfies the constraints");
   s->family.fitness_size(s->config.eval.fitness_size);
-  s->lock = std::make_unique<eval::node_lock>(s->config.node_lock);
+  // A replayed run builds and times nothing: it never makes measurements on the node wait.
+  s->lock = std::make_unique<eval::node_lock>(s->settings.replay.empty() ? s->config.node_lock : std::filesystem::path());
+  if (!s->settings.replay.empty()) s->replay = std::make_unique<replay_source>(s->settings.replay, s->settings.replay_delay_s);
   return s;
 }
+
+// The hardware a replayed island stands for: the recording's probe (nothing is measured).
+eval::machine_probe recorded_probe(const replay_source& r, int rank) {
+  const auto m = r.machine(rank);
+  eval::machine_probe p;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  p.host = host;
+  p.cpu_model = m.cpu_model;
+  p.cores = m.cores;
+  p.llc_bytes = static_cast<std::size_t>(m.llc_bytes);
+  p.bandwidth_gbs = m.bandwidth_gbs;
+  p.peak_gflops = m.peak_gflops;
+  p.peak_gflops_f32 = m.peak_gflops_f32;
+  return p;
+}
+
+int search(MPI_Comm comm, const search_start& st);
 
 }  // namespace
 
 int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_overrides& o) {
+  install_stop_handlers();
+  return search(comm, search_start{config, o, std::nullopt});
+}
+
+int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quiet) {
+  install_stop_handlers();
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  // Rank 0 reads the checkpoint (only reads: the file is not touched before the run is set up
+  // again) and every rank gets the plan, or the one line that says why there is none.
+  std::string text, problem;
+  int finished = 0;
+  if (rank == 0) {
+    try {
+      const resume_plan p = read_resume_plan(results.string());
+      finished = p.finished ? 1 : 0;
+      if (!p.finished) {  // what is wrong with the file comes before what is wrong with the job
+        parse_run_config(p.config_text, p.config_file, results.string() + " (its stored config)");
+        if (!p.settings.replay.empty() && !std::filesystem::exists(p.settings.replay))
+          throw error(p.settings.replay, "no such file (the replay recording of " + results.string() + ")");
+      }
+      if (!p.finished && p.islands != size)
+        throw error(results.string(), "the run has " + std::to_string(p.islands) + " islands: resume it with " +
+                                          std::to_string(p.islands) + " MPI ranks (this job has " + std::to_string(size) + ")");
+      text = to_json_text(p);
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+  }
+  auto broadcast = [&](std::string& v) {
+    int n = static_cast<int>(v.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+    v.resize(static_cast<std::size_t>(n));
+    MPI_Bcast(v.data(), n, MPI_CHAR, 0, comm);
+  };
+  broadcast(problem);
+  MPI_Bcast(&finished, 1, MPI_INT, 0, comm);
+  if (!problem.empty()) {
+    if (rank == 0) std::fprintf(stderr, "galapagos: %s\n", problem.c_str());
+    return 2;
+  }
+  if (finished) {
+    if (rank == 0) std::printf("%s: the run is finished; nothing to resume\n", results.c_str());
+    return 0;
+  }
+  broadcast(text);
+  run_overrides o;
+  o.quiet = quiet;
+  return search(comm, search_start{results, o, resume_plan_from_json(text)});
+}
+
+namespace {
+
+int search(MPI_Comm comm, const search_start& st) {
+  const auto session_t0 = std::chrono::steady_clock::now();
+  const run_overrides& o = st.overrides;
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -310,8 +596,16 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
     return any_failed == 0;
   };
   try {
-    s = prepare(config, o);
-    {
+    s = prepare(st);
+    try {
+      s->migration_targets = migration_targets({s->config.migration.topology, s->config.migration.degree}, size, s->config.seed);
+    } catch (const std::invalid_argument& e) {
+      throw error(s->config.file.string(), std::string("[migration] topology '") + s->config.migration.topology + "' with " +
+                                               std::to_string(size) + " islands: " + e.what());
+    }
+    if (s->replay) {
+      s->probe = recorded_probe(*s->replay, rank);
+    } else {
       eval::node_lock_guard hold(*s->lock);
       s->probe = eval::probe_machine();
     }
@@ -335,7 +629,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
     if (rank == 0) {
       for (const auto& b : s->family.backend(s->config.backend).baselines) {
         eval::node_lock_guard hold(*s->lock);
-        baselines.push_back({b.name, s->evaluator->evaluate(eval::candidate_from(b))});
+        baselines.push_back({b.name, measure(*s, eval::candidate_from(b))});
         const auto& m = baselines.back().m;
         if (m.status != "ok")
           throw error(b.source.string(), "baseline '" + b.name + "' failed (" + m.status + "): " + m.reason);
@@ -369,14 +663,34 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
   std::vector<double> all_probes(probe_fields * static_cast<std::size_t>(size));
   MPI_Gather(probe_numbers.data(), probe_fields, MPI_DOUBLE, all_probes.data(), probe_fields, MPI_DOUBLE, 0, comm);
 
+  // The islands, put back where the checkpoint left them when resuming (a checkpoint that does
+  // not fit this family's space is refused here, before anything is written).
+  message_channel migrants(comm), records(comm);
+  stop_request stop(comm, s->config.grace_s);
+  island_runner runner(*s, migrants, records, stop, best_baseline[0], best_name, o.quiet);
+  try {
+    if (st.plan) runner.restore(*st.plan);
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  if (!all_fine()) return 2;
+
+  // Rank 0 writes a working copy beside the results file and publishes it at every checkpoint
+  // (store/publish.hpp): the results file itself is only ever replaced whole.
   std::unique_ptr<store::results_file> file;
+  std::unique_ptr<checkpoint_writer> checkpoints;
   const auto& cfg = s->config;
-  if (rank == 0) {
+  const auto working = store::working_path(cfg.out);
+  if (rank == 0 && st.plan) {
+    store::copy_file(cfg.out, working);
+    file = std::make_unique<store::results_file>(store::results_file::open(working.string()));
+  } else if (rank == 0) {
     if (cfg.out.has_parent_path()) std::filesystem::create_directories(cfg.out.parent_path());
     file = std::make_unique<store::results_file>(store::results_file::create(
-        cfg.out.string(), {{"galapagos_version", build_info::version},
+        working.string(), {{"galapagos_version", build_info::version},
                            {"config_toml", cfg.text},
-                           {"config_file", cfg.file.string()},
+                           {"config_file", std::filesystem::absolute(cfg.file).string()},
+                           {"finished", "false"},
                            {"created_utc", utc_now()},
                            {"git_revision", build_info::git_revision},
                            {"family", cfg.family},
@@ -386,7 +700,8 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
                            {"compiler", s->evaluator->compiler().compiler_identity()},
                            {"hdf5_flavor", build_info::hdf5_flavor},
                            {"islands", std::to_string(size)},
-                           {"seed", std::to_string(cfg.seed)}}));
+                           {"seed", std::to_string(cfg.seed)},
+                           {"migration_targets", json(s->migration_targets).dump()}}));
     std::vector<store::machine_row> machines;
     for (int r = 0; r < size; ++r) {
       const double* p = &all_probes[probe_fields * static_cast<std::size_t>(r)];
@@ -394,6 +709,8 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
                           static_cast<std::int64_t>(p[3]), p[0], p[1], p[4]});
     }
     file->append(machines);
+  }
+  if (rank == 0) {
     std::vector<store::baseline_row> rows;
     for (const auto& b : baselines) {
       const auto& spec = std::find_if(s->family.backend(cfg.backend).baselines.begin(), s->family.backend(cfg.backend).baselines.end(),
@@ -406,37 +723,93 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
                   100 * b.m.roofline_fraction());
     }
     file->append(rows);
-    file->flush();
+    // The session (this start of the run) and the checkpoint's own settings.
+    const int session = st.plan ? st.plan->session : 0;
+    const std::string group = "/sessions/" + std::to_string(session);
+    std::string generations = "[";
+    for (int r = 0; st.plan && r < size; ++r) {
+      const auto& snap = st.plan->per_island[static_cast<std::size_t>(r)].snapshot;
+      generations += (r ? "," : "") + std::to_string(snap ? snap->generation : 0);
+    }
+    file->set_attributes(group, {{"kind", st.plan ? "resume" : "run"},
+                                 {"started_utc", utc_now()},
+                                 {"host", s->probe.host},
+                                 {"galapagos_version", build_info::version},
+                                 {"git_revision", build_info::git_revision},
+                                 {"replay", s->settings.replay},
+                                 {"resumed_from_generations", generations + "]"},
+                                 {"fastest_baseline", best_name}});
+    file->set_attribute(group, "baselines_first_row", st.plan ? st.plan->baseline_rows : 0);
+    file->set_attribute(group, "baselines_rows", static_cast<double>(rows.size()));
+    file->set_attribute(group, "fastest_baseline_s", best_baseline[0]);
+    file->set_attribute(group, "ranks", size);
+    file->set_attributes("/checkpoint", {{"seed", std::to_string(s->settings.seed)}, {"replay", s->settings.replay}});
+    file->set_attribute("/checkpoint", "format_version", checkpoint_format_version);
+    file->set_attribute("/checkpoint", "islands", size);
+    file->set_attribute("/checkpoint", "budget", s->settings.budget);
+    file->set_attribute("/checkpoint", "replay_delay_s", s->settings.replay_delay_s);
+    file->set_attribute("/checkpoint", "sessions", session + 1);
+    checkpoints = std::make_unique<checkpoint_writer>(*file, cfg.out, size, o.quiet);
+    if (st.plan) {
+      checkpoints->set_history(st.plan->checkpoints, st.plan->checkpoint_time_s);
+      for (const auto& isl : st.plan->per_island)
+        if (isl.snapshot) checkpoints->note(*isl.snapshot);
+      std::printf("resuming %s: session %d, islands at generations %s, baselines measured again%s\n", cfg.out.c_str(), session,
+                  (generations + "]").c_str(), s->replay ? " (replayed)" : "");
+    }
+    checkpoints->write(true);
     std::printf("search: %d islands, budget %d evaluations each, fitness size %s, floor %s\n", size, cfg.budget,
                 s->evaluator->fitness_description().c_str(),
                 format_time(s->evaluator->floor_s(s->evaluator->fitness_size())).c_str());
     std::fflush(stdout);
   }
 
-  message_channel migrants(comm), records(comm);
-  island_runner runner(*s, migrants, records, best_baseline[0], best_name, o.quiet);
+  runner.set_checkpoints(checkpoints.get());
   runner.run(file.get());
-  migrants.finish();  // migrants still in flight are dropped: the search is over
+  runner.leave();
+  // Every island has left its loop: searched to its end, or stopped at a safe point. Until all
+  // have, a late signal is still passed on, and rank 0 keeps writing what arrives.
+  stop.wait_for_all([&] { runner.drain_records(); });
+  const bool stop_requested = stop.agree();
+  int all_completed = runner.completed() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &all_completed, 1, MPI_INT, MPI_MIN, comm);
+  const bool finished = all_completed && !stop_requested;
+  // Migrants still in flight are dropped: a resumed run delivers them again from /migrations.
+  migrants.finish();
   for (auto& [src, text] : records.finish())
     if (rank == 0) runner.absorb(text);
 
   int code = 0;
-  if (rank == 0) {
+  auto report_checkpoints = [&] {
+    const double session_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - session_t0).count();
+    std::printf("checkpoints: %d written, %.1f ms each on average (%.2f%% of this session's %.1f s)\n", checkpoints->count(),
+                checkpoints->count() ? 1e3 * checkpoints->total_s() / checkpoints->count() : 0.0,
+                session_s > 0 ? 100 * checkpoints->session_s() / session_s : 0.0, session_s);
+  };
+  if (rank == 0 && !finished) {
+    checkpoints->write(true);
+    file->close();
+    std::filesystem::remove(working);  // the same as the results file now
+    report_checkpoints();
+    std::printf("stopped: every island is checkpointed; continue with: galapagos resume %s\n", cfg.out.c_str());
+    std::fflush(stdout);
+  } else if (rank == 0) {
+    checkpoints->write(true);
     const auto& best = runner.best_row();
     if (!best) {
       std::printf("no correct candidate was found: see %s\n", cfg.out.c_str());
     } else {
       // The final word: the winner timed interleaved with every baseline, each run verified.
       const auto& b = s->family.backend(cfg.backend);
-      std::map<std::string, std::string> params;
-      const json best_params = json::parse(best->params);
-      for (const auto& [k, v] : best_params.items()) params[k] = v.is_string() ? v.get<std::string>() : v.dump();
-      std::vector<eval::candidate_source> sources = {eval::candidate_from(b.tmpl, params)};
+      const auto genome = genome_from_params(*s->space, best->params);
+      if (!genome) throw error(cfg.out.string(), "the winner " + best->params + " is not in the family's parameter space");
+      std::vector<eval::candidate_source> sources = {eval::candidate_from(b.tmpl, s->space->values(*genome))};
       for (const auto& bl : b.baselines) sources.push_back(eval::candidate_from(bl));
       std::vector<eval::measurement> ms;
       {
         eval::node_lock_guard hold(*s->lock);
-        ms = s->evaluator->evaluate_interleaved(sources, cfg.final_rounds);
+        ms = s->replay ? s->replay->evaluate_interleaved(sources, cfg.final_rounds)
+                       : s->evaluator->evaluate_interleaved(sources, cfg.final_rounds);
       }
       double fastest = inf;
       std::string fastest_name;
@@ -483,6 +856,11 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
                         ms[i].sm_clock_mhz, ms[i].throttled_runs, static_cast<int>(ms[i].sm_clocks_mhz.size()));
       }
     }
+    file->set_attributes("/", {{"finished", "true"}});
+    checkpoints->finish();
+    std::error_code ignored;
+    std::filesystem::remove(store::temporary_path(cfg.out), ignored);
+    report_checkpoints();
     std::printf("results: %s\n", std::filesystem::absolute(cfg.out).c_str());
     std::fflush(stdout);
     file.reset();
@@ -492,5 +870,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
   wait_politely(done);
   return code;
 }
+
+}  // namespace
 
 }  // namespace galapagos::archipelago

@@ -17,11 +17,21 @@ struct run_overrides {
   std::optional<int> budget;
   std::optional<std::uint64_t> seed;
   bool quiet = false;
+  // Serve measurements from this recorded results file instead of measuring (replay mode),
+  // sleeping replay_delay_s per served evaluation.
+  std::optional<std::filesystem::path> replay;
+  double replay_delay_s = 0;
 };
 
-// Runs the search described by `config`. Returns the process exit code: 0 on success, 2 when
-// the configuration, the family or a baseline is unusable (one line on stderr, no results
-// file written).
+// Runs the search described by `config`. Returns the process exit code: 0 on success (also when
+// stopped by SIGTERM or SIGUSR1 after a checkpoint), 2 when the configuration, the family, a
+// baseline or the replay recording is unusable (one line on stderr, no results file written).
 int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_overrides& o);
+
+// Continues the run checkpointed in `results` (galapagos resume): same islands, states, budget,
+// seed and replay recording; the baselines are measured again. Returns 0 when the run finished
+// or was stopped again (checkpointed), 0 with a message when it had already finished, 2 when
+// the file cannot be resumed (one line on stderr naming it; the file is left untouched).
+int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quiet);
 
 }  // namespace galapagos::archipelago

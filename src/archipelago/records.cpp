@@ -78,7 +78,7 @@ using nlohmann::json;
 
 std::string encode(const record_batch& b) {
   json j{{"candidates", b.candidates}, {"populations", b.populations}, {"migrations", b.migrations},
-         {"generations", b.generations}, {"sources", b.sources}, {"profiles", b.profiles}};
+         {"generations", b.generations}, {"sources", b.sources}, {"profiles", b.profiles}, {"state", b.state}};
   return j.dump();
 }
 
@@ -91,6 +91,7 @@ record_batch decode(const std::string& text) {
   j.at("generations").get_to(b.generations);
   j.at("sources").get_to(b.sources);
   j.at("profiles").get_to(b.profiles);
+  j.at("state").get_to(b.state);
   return b;
 }
 

@@ -16,9 +16,12 @@ struct record_batch {
   std::vector<store::generation_row> generations;
   std::vector<std::pair<std::string, std::string>> sources;  // hash, text
   std::vector<store::profile_row> profiles;
+  // The island's state after the generation these rows complete (JSON, archipelago/checkpoint.hpp);
+  // empty when the batch completes no generation.
+  std::string state;
   bool empty() const {
     return candidates.empty() && populations.empty() && migrations.empty() && generations.empty() && sources.empty() &&
-           profiles.empty();
+           profiles.empty() && state.empty();
   }
   void clear() { *this = record_batch{}; }
 };

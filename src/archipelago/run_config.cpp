@@ -99,9 +99,12 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
     c.ga.max_tries = positive(*se, "max_tries", c.ga.max_tries);
   }
   if (auto m = s.sub("migration")) {
-    m->allow_only({"topology", "interval", "count"});
+    m->allow_only({"topology", "degree", "interval", "count"});
     c.migration.topology = m->str("topology", c.migration.topology);
-    if (c.migration.topology != "ring" && c.migration.topology != "none") m->fail("topology", "must be ring or none");
+    if (c.migration.topology != "ring" && c.migration.topology != "full" && c.migration.topology != "random" &&
+        c.migration.topology != "none")
+      m->fail("topology", "must be ring, full, random or none");
+    c.migration.degree = positive(*m, "degree", c.migration.degree);
     c.migration.interval = positive(*m, "interval", c.migration.interval);
     c.migration.count = positive(*m, "count", c.migration.count, 0);
   }

@@ -13,7 +13,8 @@
 namespace galapagos::archipelago {
 
 struct migration_settings {
-  std::string topology = "ring";  // ring | none
+  std::string topology = "ring";  // ring | full | random | none (archipelago/topology.hpp)
+  int degree = 2;                 // random: neighbours of each island
   int interval = 2;               // generations between migrations
   int count = 2;                  // individuals sent each time
 };

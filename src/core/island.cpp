@@ -101,6 +101,21 @@ void island::advance() {
   ++generation_;
 }
 
+void island::restore(int generation, std::vector<individual> population, const std::string& rng_state,
+                     const std::vector<genome>& seen) {
+  const auto length = space_.parameters().size();
+  for (const auto& ind : population)
+    if (ind.g.size() != length) throw std::invalid_argument("island::restore: genome length mismatch");
+  for (const auto& g : seen)
+    if (g.size() != length) throw std::invalid_argument("island::restore: genome length mismatch");
+  rng_.restore(rng_state);
+  population_ = std::move(population);
+  incoming_.clear();
+  seen_ = std::set<genome>(seen.begin(), seen.end());
+  for (const auto& ind : population_) seen_.insert(ind.g);
+  generation_ = generation;
+}
+
 std::vector<individual> island::best(int k) const {
   std::vector<individual> sorted = population_;
   std::stable_sort(sorted.begin(), sorted.end(),

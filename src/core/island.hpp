@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "core/rng.hpp"
@@ -46,6 +47,11 @@ class island {
   // Survivor selection: elites plus the best of population ∪ recorded-this-generation, up to
   // settings.population. Increments generation().
   void advance();
+  // Puts the island back where a checkpoint left it, between two generations: its generation
+  // count, population, random engine state (rng::state() text) and every genome it has seen.
+  // Throws std::invalid_argument for a genome of the wrong length or a malformed engine state.
+  void restore(int generation, std::vector<individual> population, const std::string& rng_state,
+               const std::vector<genome>& seen);
 
   const std::vector<individual>& population() const { return population_; }
   std::vector<individual> best(int k) const;  // the k fittest of the population, best first

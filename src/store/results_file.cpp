@@ -576,6 +576,30 @@ void results_file::set_attribute(const std::string& group, const std::string& ke
   impl_->write_attribute(g.get(), group, key, H5T_NATIVE_DOUBLE, &value);
 }
 
+void results_file::set_text(const std::string& dataset, const std::string& text) {
+  const auto slash = dataset.rfind('/');
+  if (slash == std::string::npos || slash + 1 == dataset.size())
+    throw galapagos::error(impl_->path, "invalid dataset name '" + dataset + "'");
+  const std::string leaf = dataset.substr(slash + 1), what = "write dataset " + dataset;
+  handle g = impl_->open_group(dataset.substr(0, slash));
+  const hsize_t n = text.size();
+  handle ds;
+  if (check(H5Lexists(g.get(), leaf.c_str(), H5P_DEFAULT), impl_->path, what) > 0) {
+    ds = impl_->own(H5Dopen2(g.get(), leaf.c_str(), H5P_DEFAULT), H5Dclose, what);
+    check(H5Dset_extent(ds.get(), &n), impl_->path, what);
+  } else {
+    const hsize_t max = H5S_UNLIMITED, chunk = 8192;
+    handle space = impl_->own(H5Screate_simple(1, &n, &max), H5Sclose, what);
+    handle dcpl = impl_->own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
+    check(H5Pset_chunk(dcpl.get(), 1, &chunk), impl_->path, what);
+    ds = impl_->own(H5Dcreate2(g.get(), leaf.c_str(), H5T_STD_U8LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                    H5Dclose, what);
+  }
+  if (n == 0) return;
+  handle mem = impl_->own(H5Screate_simple(1, &n, nullptr), H5Sclose, what);
+  check(H5Dwrite(ds.get(), H5T_NATIVE_UINT8, mem.get(), H5S_ALL, H5P_DEFAULT, text.data()), impl_->path, what);
+}
+
 void results_file::flush() {
   check(H5Fflush(impl_->file.get(), H5F_SCOPE_GLOBAL), impl_->path, "flush file");
 }

@@ -117,6 +117,11 @@ class results_file {
   // Writes string/number attributes on a group, creating it (e.g. "/winner").
   void set_attributes(const std::string& group, const attributes& attrs);
   void set_attribute(const std::string& group, const std::string& key, double value);
+  // Writes a text as a 1-D uint8 dataset at `dataset` (e.g. "/checkpoint/island_0/rng_state"),
+  // creating it and its groups on first use and overwriting it in place afterwards, so that a
+  // text rewritten at every checkpoint does not make the file grow (variable-length strings
+  // would leave their old copies behind).
+  void set_text(const std::string& dataset, const std::string& text);
   void flush();
   // Flushes and closes the file; nothing may be called afterwards but the destructor.
   void close();

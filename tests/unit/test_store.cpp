@@ -306,18 +306,20 @@ TEST_F(store_test, tables_exist_after_create_with_struct_field_names) {
       {"/candidates",
        {"id", "island", "generation", "origin", "status", "reason", "params", "parents",
         "source_hash", "compile_time_s", "setup_time_s", "eval_time_s", "time_median_s", "time_min_s",
-        "time_spread_s", "repetitions", "rel_error", "speedup", "roofline_fraction"}},
+        "time_spread_s", "repetitions", "rel_error", "speedup", "roofline_fraction", "device_time_s", "energy_j",
+        "power_w", "sm_clock_mhz", "throttled_runs"}},
       {"/baselines",
        {"name", "status", "reason", "source_hash", "setup_time_s", "time_median_s", "time_min_s", "time_spread_s",
-        "repetitions", "rel_error", "roofline_fraction"}},
+        "repetitions", "rel_error", "roofline_fraction", "energy_j", "power_w", "sm_clock_mhz", "throttled_runs"}},
       {"/populations", {"island", "generation", "rank", "candidate_id", "fitness"}},
       {"/migrations",
        {"generation", "from_island", "to_island", "candidate_id", "params", "fitness"}},
       {"/generations",
        {"island", "generation", "evaluated", "failed", "best_time_s", "best_speedup",
-        "wall_time_s"}},
+        "wall_time_s", "device_busy_s"}},
       {"/machine",
        {"island", "host", "cpu_model", "cores", "llc_bytes", "bandwidth_gbs", "peak_gflops", "peak_gflops_f32"}},
+      {"/profiles", {"candidate_id", "island", "kernel", "launch", "metric", "unit", "value"}},
   };
   for (const auto& [table, want] : tables) {
     EXPECT_EQ(row_count(h, table), 0u) << table;

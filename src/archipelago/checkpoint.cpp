@@ -1,0 +1,351 @@
+#include "archipelago/checkpoint.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "store/publish.hpp"
+#include "store/results_reader.hpp"
+#include "util/build_info.hpp"
+#include "util/error.hpp"
+
+namespace galapagos::archipelago {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+double num_or(const json& j, double null_value) { return j.is_null() ? null_value : j.get<double>(); }
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string island_group(int island) { return "/checkpoint/island_" + std::to_string(island); }
+
+// The JSON value a parameter value is written as in `params` (numbers unquoted).
+json value_json(const std::string& v) {
+  try {
+    json j = json::parse(v);
+    if (j.is_number()) return j;
+  } catch (const json::exception&) {
+  }
+  return json(v);
+}
+
+}  // namespace
+
+std::string to_json_text(const island_snapshot& s) {
+  return json{{"island", s.island},           {"generation", s.generation},     {"evaluated", s.evaluated},
+              {"failed", s.failed},           {"next_id", s.next_id},           {"best_time_s", num(s.best_time_s)},
+              {"wall_time_s", s.wall_time_s}, {"migrants_through", s.migrants_through},
+              {"sources_sent", s.sources_sent}, {"rng_state", s.rng_state},     {"population", s.population}}
+      .dump();
+}
+
+island_snapshot snapshot_from_json(const std::string& text) {
+  const json j = json::parse(text);
+  island_snapshot s;
+  s.island = j.at("island");
+  s.generation = j.at("generation");
+  s.evaluated = j.at("evaluated");
+  s.failed = j.at("failed");
+  s.next_id = j.at("next_id");
+  s.best_time_s = num_or(j.at("best_time_s"), inf);
+  s.wall_time_s = j.at("wall_time_s");
+  s.migrants_through = j.at("migrants_through");
+  s.sources_sent = j.at("sources_sent");
+  s.rng_state = j.at("rng_state");
+  s.population = j.at("population");
+  return s;
+}
+
+std::string population_json(const core::search_space& space, const std::vector<core::individual>& population) {
+  json out = json::array();
+  for (const auto& ind : population)
+    out.push_back({{"id", ind.id}, {"fitness", num(ind.fitness)}, {"params", json::parse(space.to_json(ind.g))}});
+  return out.dump();
+}
+
+std::optional<core::genome> genome_from_params(const core::search_space& space, const std::string& params_json) {
+  json j;
+  try {
+    j = json::parse(params_json);
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+  if (!j.is_object()) return std::nullopt;
+  const auto& params = space.parameters();
+  core::genome g(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto it = j.find(params[i].name);
+    if (it == j.end()) return std::nullopt;
+    const auto& values = params[i].values;
+    const auto pos = std::find_if(values.begin(), values.end(), [&](const std::string& v) { return value_json(v) == *it; });
+    if (pos == values.end()) return std::nullopt;
+    g[i] = static_cast<int>(pos - values.begin());
+  }
+  return g;
+}
+
+std::vector<core::individual> population_from_json(const core::search_space& space, const std::string& text,
+                                                   const std::string& origin) {
+  std::vector<core::individual> out;
+  for (const auto& ind : json::parse(text)) {
+    const auto g = genome_from_params(space, ind.at("params").dump());
+    if (!g) throw error(origin, "population member " + ind.at("params").dump() + " is not in the family's parameter space any more");
+    out.push_back({*g, num_or(ind.at("fitness"), inf), ind.at("id").get<std::int64_t>()});
+  }
+  return out;
+}
+
+// --- checkpoint_writer ----------------------------------------------------------------------
+
+checkpoint_writer::checkpoint_writer(store::results_file& working, std::filesystem::path target, int islands, bool quiet)
+    : working_(working), target_(std::move(target)), islands_(islands), quiet_(quiet) {}
+
+void checkpoint_writer::note(const std::string& snapshot_json) { note(snapshot_from_json(snapshot_json)); }
+
+void checkpoint_writer::note(const island_snapshot& s) {
+  latest_[s.island] = s;
+  changed_[s.island] = true;
+  dirty_ = true;
+}
+
+int checkpoint_writer::generation() const {
+  int g = std::numeric_limits<int>::max();
+  for (int i = 0; i < islands_; ++i) {
+    const auto it = latest_.find(i);
+    g = std::min(g, it == latest_.end() ? 0 : it->second.generation);
+  }
+  return islands_ > 0 ? g : 0;
+}
+
+void checkpoint_writer::write(bool announce) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (auto& [island, changed] : changed_) {
+    if (!changed) continue;
+    const auto& s = latest_.at(island);
+    const std::string group = island_group(island);
+    working_.set_text(group + "/rng_state", s.rng_state);
+    working_.set_text(group + "/population", s.population);
+    working_.set_attribute(group, "generation", s.generation);
+    working_.set_attribute(group, "evaluated", s.evaluated);
+    working_.set_attribute(group, "failed", s.failed);
+    working_.set_attribute(group, "next_candidate_id", static_cast<double>(s.next_id));
+    working_.set_attribute(group, "best_time_s", s.best_time_s);
+    working_.set_attribute(group, "wall_time_s", s.wall_time_s);
+    working_.set_attribute(group, "migrants_received_through", s.migrants_through);
+    working_.set_attribute(group, "sources_sent", s.sources_sent ? 1 : 0);
+    changed = false;
+  }
+  const int gen = generation();
+  ++count_;
+  working_.set_attribute("/checkpoint", "generation", gen);
+  working_.set_attribute("/checkpoint", "checkpoints_written", count_);
+  working_.set_attribute("/checkpoint", "checkpoint_time_s", total_s_);
+  working_.set_attributes("/checkpoint", {{"written_utc", utc_now()}});
+  working_.flush();
+  store::publish_copy(working_.path(), target_);
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  total_s_ += took_s;
+  session_s_ += took_s;
+  dirty_ = false;
+  if (gen != announced_ || announce) {
+    announced_ = gen;
+    if (!quiet_ || announce) {
+      std::printf("checkpoint written: generation %d, %s\n", gen, target_.c_str());
+      std::fflush(stdout);
+    }
+  }
+}
+
+void checkpoint_writer::finish() {
+  working_.set_attribute("/checkpoint", "checkpoint_time_s", total_s_);
+  working_.close();
+  store::publish_move(store::working_path(target_), target_);
+}
+
+// --- reading a checkpoint -------------------------------------------------------------------
+
+resume_plan read_resume_plan(const std::string& path) {
+  const auto f = store::results_reader::open(path);
+  resume_plan p;
+  p.path = path;
+  const auto version = f.string_attribute("/", "galapagos_version");
+  if (!version) throw error(path, "not a galapagos results file (no root attribute galapagos_version)");
+  if (f.string_attribute("/", "finished").value_or("") == "true") {
+    p.finished = true;
+    return p;
+  }
+  if (!f.has("/checkpoint"))
+    throw error(path, "no checkpoint (/checkpoint is missing): the run cannot be resumed; start it again with galapagos run");
+  const auto format = f.number_attribute("/checkpoint", "format_version");
+  if (!format || *format != checkpoint_format_version)
+    throw error(path, "checkpoint format " + (format ? std::to_string(static_cast<int>(*format)) : std::string("unknown")) +
+                          ", this galapagos reads format " + std::to_string(checkpoint_format_version));
+  if (*version != build_info::version)
+    throw error(path, "written by galapagos " + *version + ", this is galapagos " + build_info::version +
+                          ": resume it with the galapagos that started it");
+  auto required_string = [&](const std::string& object, const std::string& key) {
+    const auto v = f.string_attribute(object, key);
+    if (!v) throw error(path, "attribute '" + key + "' of " + object + " is missing: not a resumable galapagos results file");
+    return *v;
+  };
+  auto required_number = [&](const std::string& object, const std::string& key) {
+    const auto v = f.number_attribute(object, key);
+    if (!v) throw error(path, "attribute '" + key + "' of " + object + " is missing: not a resumable galapagos results file");
+    return *v;
+  };
+  p.config_text = required_string("/", "config_toml");
+  p.config_file = required_string("/", "config_file");
+  p.islands = static_cast<int>(required_number("/checkpoint", "islands"));
+  p.settings.budget = static_cast<int>(required_number("/checkpoint", "budget"));
+  p.settings.seed = std::stoull(required_string("/checkpoint", "seed"));
+  p.settings.replay = f.string_attribute("/checkpoint", "replay").value_or("");
+  p.settings.replay_delay_s = f.number_attribute("/checkpoint", "replay_delay_s").value_or(0);
+  p.session = static_cast<int>(f.number_attribute("/checkpoint", "sessions").value_or(1));
+  p.checkpoints = static_cast<int>(f.number_attribute("/checkpoint", "checkpoints_written").value_or(0));
+  p.checkpoint_time_s = f.number_attribute("/checkpoint", "checkpoint_time_s").value_or(0);
+  if (p.islands < 1) throw error(path, "/checkpoint says the run has no islands");
+  p.baseline_rows = static_cast<int>(f.rows("/baselines"));
+
+  p.per_island.resize(static_cast<std::size_t>(p.islands));
+  for (int i = 0; i < p.islands; ++i) {
+    const std::string g = island_group(i);
+    if (!f.has(g)) continue;
+    island_snapshot s;
+    s.island = i;
+    s.generation = static_cast<int>(required_number(g, "generation"));
+    s.evaluated = static_cast<int>(required_number(g, "evaluated"));
+    s.failed = static_cast<int>(required_number(g, "failed"));
+    s.next_id = static_cast<std::int64_t>(required_number(g, "next_candidate_id"));
+    s.best_time_s = required_number(g, "best_time_s");
+    s.wall_time_s = required_number(g, "wall_time_s");
+    s.migrants_through = static_cast<int>(required_number(g, "migrants_received_through"));
+    s.sources_sent = required_number(g, "sources_sent") != 0;
+    auto required_text = [&](const std::string& name) {
+      const auto v = f.text(g + "/" + name);
+      if (!v) throw error(path, g + "/" + name + " is missing: not a resumable galapagos results file");
+      return *v;
+    };
+    s.rng_state = required_text("rng_state");
+    s.population = required_text("population");
+    p.per_island[static_cast<std::size_t>(i)].snapshot = s;
+  }
+
+  // Every island's evaluated genomes, from /candidates: an island never evaluates one twice.
+  const auto ids = f.integers("/candidates", "id");
+  const auto island = f.integers("/candidates", "island");
+  const auto params = f.strings("/candidates", "params");
+  const auto status = f.strings("/candidates", "status");
+  const auto median = f.numbers("/candidates", "time_median_s");
+  for (std::size_t r = 0; r < ids.size(); ++r) {
+    if (island[r] < 0 || island[r] >= p.islands)
+      throw error(path, "/candidates row " + std::to_string(r) + " names island " + std::to_string(island[r]) + " of " +
+                            std::to_string(p.islands));
+    p.per_island[static_cast<std::size_t>(island[r])].seen.push_back(params[r]);
+    if (status[r] == "ok" && (!p.best || median[r] < p.best->time_median_s ||
+                              (median[r] == p.best->time_median_s && ids[r] < p.best->id))) {
+      store::candidate_row best;
+      best.id = ids[r];
+      best.island = static_cast<std::int32_t>(island[r]);
+      best.params = params[r];
+      best.status = status[r];
+      best.time_median_s = median[r];
+      p.best = best;
+    }
+  }
+  for (int i = 0; i < p.islands; ++i) {
+    const auto& isl = p.per_island[static_cast<std::size_t>(i)];
+    const int expected = isl.snapshot ? isl.snapshot->evaluated : 0;
+    if (static_cast<int>(isl.seen.size()) != expected)
+      throw error(path, "the checkpoint of island " + std::to_string(i) + " does not match /candidates (" +
+                            std::to_string(isl.seen.size()) + " rows, " + std::to_string(expected) + " evaluated)");
+  }
+  // Migrants sent to each island: those it had not taken in are delivered again on resume.
+  const auto gen = f.integers("/migrations", "generation");
+  const auto from = f.integers("/migrations", "from_island");
+  const auto to = f.integers("/migrations", "to_island");
+  const auto mid = f.integers("/migrations", "candidate_id");
+  const auto mparams = f.strings("/migrations", "params");
+  for (std::size_t r = 0; r < gen.size(); ++r)
+    if (to[r] >= 0 && to[r] < p.islands)
+      p.per_island[static_cast<std::size_t>(to[r])].migrants.push_back(
+          {static_cast<int>(from[r]), static_cast<int>(gen[r]), mid[r], mparams[r]});
+  return p;
+}
+
+std::string to_json_text(const resume_plan& p) {
+  json islands = json::array();
+  for (const auto& i : p.per_island) {
+    json m = json::array();
+    for (const auto& x : i.migrants) m.push_back({x.from, x.generation, x.id, x.params});
+    islands.push_back({{"snapshot", i.snapshot ? to_json_text(*i.snapshot) : ""}, {"seen", i.seen}, {"migrants", m}});
+  }
+  json best = nullptr;
+  if (p.best) best = {{"id", p.best->id}, {"island", p.best->island}, {"params", p.best->params}, {"time_median_s", p.best->time_median_s}};
+  return json{{"path", p.path},
+              {"finished", p.finished},
+              {"config_text", p.config_text},
+              {"config_file", p.config_file},
+              {"budget", p.settings.budget},
+              {"seed", std::to_string(p.settings.seed)},
+              {"replay", p.settings.replay},
+              {"replay_delay_s", p.settings.replay_delay_s},
+              {"islands", p.islands},
+              {"session", p.session},
+              {"checkpoints", p.checkpoints},
+              {"checkpoint_time_s", p.checkpoint_time_s},
+              {"baseline_rows", p.baseline_rows},
+              {"per_island", islands},
+              {"best", best}}
+      .dump();
+}
+
+resume_plan resume_plan_from_json(const std::string& text) {
+  const json j = json::parse(text);
+  resume_plan p;
+  p.path = j.at("path");
+  p.finished = j.at("finished");
+  p.config_text = j.at("config_text");
+  p.config_file = j.at("config_file");
+  p.settings.budget = j.at("budget");
+  p.settings.seed = std::stoull(j.at("seed").get<std::string>());
+  p.settings.replay = j.at("replay");
+  p.settings.replay_delay_s = j.at("replay_delay_s");
+  p.islands = j.at("islands");
+  p.session = j.at("session");
+  p.checkpoints = j.at("checkpoints");
+  p.checkpoint_time_s = j.at("checkpoint_time_s");
+  p.baseline_rows = j.at("baseline_rows");
+  for (const auto& i : j.at("per_island")) {
+    resume_plan::island isl;
+    const std::string snap = i.at("snapshot");
+    if (!snap.empty()) isl.snapshot = snapshot_from_json(snap);
+    isl.seen = i.at("seen").get<std::vector<std::string>>();
+    for (const auto& m : i.at("migrants")) isl.migrants.push_back({m[0], m[1], m[2], m[3]});
+    p.per_island.push_back(std::move(isl));
+  }
+  if (!j.at("best").is_null()) {
+    store::candidate_row b;
+    b.id = j["best"].at("id");
+    b.island = j["best"].at("island");
+    b.params = j["best"].at("params");
+    b.status = "ok";
+    b.time_median_s = j["best"].at("time_median_s");
+    p.best = b;
+  }
+  return p;
+}
+
+}  // namespace galapagos::archipelago

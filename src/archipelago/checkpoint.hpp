@@ -1,0 +1,123 @@
+// Checkpoints of a run, and what `galapagos resume` reads back (docs/hdf5-schema.md,
+// /checkpoint). Each island sends its state with the records of every generation it completes,
+// so rank 0 always holds, for every island, a state that matches exactly the rows of that island
+// in the file; a checkpoint writes those states and publishes the working copy atomically over
+// the results file (store/publish.hpp). Islands need not stop at the same generation.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/island.hpp"
+#include "core/search_space.hpp"
+#include "store/results_file.hpp"
+
+namespace galapagos::archipelago {
+
+inline constexpr int checkpoint_format_version = 1;
+
+// One island between two generations.
+struct island_snapshot {
+  int island = 0;
+  int generation = 0;              // generations completed
+  int evaluated = 0, failed = 0;   // candidates evaluated by this island (its rows in /candidates)
+  std::int64_t next_id = 0;        // the next candidate's number on this island
+  double best_time_s = 0;          // +inf: nothing correct yet
+  double wall_time_s = 0;          // search time so far, over every session
+  int migrants_through = 0;        // sender generation of the last migrants taken in (0: none)
+  bool sources_sent = false;
+  std::string rng_state;           // core::rng::state()
+  std::string population;          // JSON [{"id", "fitness" (null = failed), "params"}]
+};
+std::string to_json_text(const island_snapshot& s);
+island_snapshot snapshot_from_json(const std::string& text);
+
+// The population of a snapshot as JSON, and back (genomes through the parameter values, so a
+// value list reordered in family.toml still restores correctly).
+std::string population_json(const core::search_space& space, const std::vector<core::individual>& population);
+std::vector<core::individual> population_from_json(const core::search_space& space, const std::string& text,
+                                                   const std::string& origin);
+// The genome of a parameter object as written in /candidates (`params`); nullopt when a name or
+// value is not in the space.
+std::optional<core::genome> genome_from_params(const core::search_space& space, const std::string& params_json);
+
+// Settings of the run that are not in its config file (command-line overrides and replay).
+struct run_settings {
+  int budget = 0;
+  std::uint64_t seed = 0;
+  std::string replay;   // recording served instead of measuring; empty: none
+  double replay_delay_s = 0;
+};
+
+// Rank 0: the latest state of every island, written into the working copy and published.
+class checkpoint_writer {
+ public:
+  checkpoint_writer(store::results_file& working, std::filesystem::path target, int islands, bool quiet);
+  // The state that came with an island's records (snapshot JSON), or one restored from a file.
+  void note(const std::string& snapshot_json);
+  void note(const island_snapshot& s);
+  bool dirty() const { return dirty_; }
+  void touch() { dirty_ = true; }  // rows were written that the next checkpoint must publish
+  // Writes the islands' states and the /checkpoint attributes, and publishes the working copy
+  // over the target. Prints "checkpoint written: generation N, FILE" when N (the generation
+  // every island has completed) moved on, or when `announce`.
+  void write(bool announce = false);
+  // The end of a finished run: the working copy is closed and becomes the results file.
+  void finish();
+  int generation() const;  // the least generation over the islands
+  int count() const { return count_; }
+  double total_s() const { return total_s_; }      // over every session of the run
+  double session_s() const { return session_s_; }  // this session's
+  void set_history(int count, double total_s) { count_ = count, total_s_ = total_s; }
+
+ private:
+  store::results_file& working_;
+  std::filesystem::path target_;
+  int islands_;
+  bool quiet_;
+  std::map<int, island_snapshot> latest_;
+  std::map<int, bool> changed_;
+  bool dirty_ = true;
+  int announced_ = -1;
+  int count_ = 0;
+  double total_s_ = 0, session_s_ = 0;
+};
+
+// What `galapagos resume FILE` starts from. Read on rank 0 and broadcast as JSON.
+struct resume_plan {
+  std::string path;
+  bool finished = false;
+  std::string config_text, config_file;
+  run_settings settings;
+  int islands = 0;
+  int session = 0;  // number of this session (0: the original run)
+  int checkpoints = 0;
+  double checkpoint_time_s = 0;
+  int baseline_rows = 0;  // rows of /baselines so far (earlier sessions)
+  struct island {
+    std::optional<island_snapshot> snapshot;  // none: the island had not completed a generation
+    std::vector<std::string> seen;            // params of every candidate it evaluated
+    struct migrant {
+      int from = 0, generation = 0;
+      std::int64_t id = -1;
+      std::string params;
+    };
+    std::vector<migrant> migrants;  // /migrations rows addressed to it, in file order
+  };
+  std::vector<island> per_island;
+  // The best correct candidate so far (rank 0 picks the winner from it).
+  std::optional<store::candidate_row> best;
+};
+// Throws galapagos::error "<FILE>: <problem>" for a missing, unreadable or foreign file, one
+// without a checkpoint, from another galapagos version, or whose checkpoint disagrees with its
+// tables. Reads only; `finished` is set (and nothing else checked) for a finished run.
+resume_plan read_resume_plan(const std::string& path);
+std::string to_json_text(const resume_plan& p);
+resume_plan resume_plan_from_json(const std::string& text);
+
+}  // namespace galapagos::archipelago

@@ -1,0 +1,193 @@
+#include "archipelago/replay.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "store/results_reader.hpp"
+#include "util/error.hpp"
+#include "util/hash.hpp"
+
+namespace galapagos::archipelago {
+
+using nlohmann::json;
+
+namespace {
+
+// One text for a set of parameter values, whether they come from a candidate (strings) or from
+// a recorded `params` object (numbers unquoted): numbers go through one JSON formatting.
+std::string canonical(const std::map<std::string, std::string>& params) {
+  json j = json::object();
+  for (const auto& [k, v] : params) {
+    try {
+      json n = json::parse(v);
+      j[k] = n.is_number() ? n : json(v);
+    } catch (const json::exception&) {
+      j[k] = v;
+    }
+  }
+  return j.dump();
+}
+
+std::string canonical(const std::string& params_json) {
+  std::map<std::string, std::string> m;
+  const json j = json::parse(params_json);
+  for (const auto& [k, v] : j.items()) m[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return canonical(m);
+}
+
+std::string source_hash(const eval::candidate_source& c) {
+  return util::hash_text(c.text.empty() ? util::read_file(c.source.string()) : c.text);
+}
+
+double floor_from(double roofline_fraction, double median_s) {
+  return std::isfinite(roofline_fraction) && std::isfinite(median_s) ? roofline_fraction * median_s : 0.0;
+}
+
+}  // namespace
+
+replay_source::replay_source(const std::filesystem::path& recording, double delay_s) : path_(recording), delay_s_(delay_s) {
+  const auto f = store::results_reader::open(recording.string());
+  const std::string p = recording.string();
+  if (!f.string_attribute("/", "galapagos_version")) throw error(p, "not a galapagos results file: nothing to replay");
+  fitness_ = f.string_attribute("/", "fitness_size").value_or("");
+  compiler_ = f.string_attribute("/", "compiler").value_or("");
+
+  const auto params = f.strings("/candidates", "params");
+  const auto hash = f.strings("/candidates", "source_hash");
+  const auto status = f.strings("/candidates", "status");
+  const auto reason = f.strings("/candidates", "reason");
+  const auto compile = f.numbers("/candidates", "compile_time_s");
+  const auto setup = f.numbers("/candidates", "setup_time_s");
+  const auto eval_time = f.numbers("/candidates", "eval_time_s");
+  const auto median = f.numbers("/candidates", "time_median_s");
+  const auto min = f.numbers("/candidates", "time_min_s");
+  const auto spread = f.numbers("/candidates", "time_spread_s");
+  const auto reps = f.integers("/candidates", "repetitions");
+  const auto rel = f.numbers("/candidates", "rel_error");
+  const auto roof = f.numbers("/candidates", "roofline_fraction");
+  for (std::size_t r = 0; r < params.size(); ++r) {
+    if (status[r] == "not_recorded") continue;  // a replay of a replay serves only what was measured
+    eval::measurement m;
+    m.status = status[r];
+    m.reason = reason[r];
+    m.source_hash = hash[r];
+    m.compile_time_s = compile[r];
+    m.setup_time_s = setup[r];
+    m.eval_time_s = eval_time[r];
+    m.time_median_s = median[r];
+    m.time_min_s = min[r];
+    m.time_spread_s = spread[r];
+    m.repetitions = static_cast<int>(reps[r]);
+    m.verified_runs = m.repetitions;
+    m.rel_error = rel[r];
+    m.floor_s = floor_from(roof[r], median[r]);
+    candidates_.emplace(hash[r] + " " + canonical(params[r]), m);  // the first row wins
+  }
+  const auto bname = f.strings("/baselines", "name");
+  const auto bhash = f.strings("/baselines", "source_hash");
+  const auto bstatus = f.strings("/baselines", "status");
+  const auto breason = f.strings("/baselines", "reason");
+  const auto bmedian = f.numbers("/baselines", "time_median_s");
+  const auto bmin = f.numbers("/baselines", "time_min_s");
+  const auto bspread = f.numbers("/baselines", "time_spread_s");
+  const auto breps = f.integers("/baselines", "repetitions");
+  const auto brel = f.numbers("/baselines", "rel_error");
+  const auto broof = f.numbers("/baselines", "roofline_fraction");
+  for (std::size_t r = 0; r < bname.size(); ++r) {
+    eval::measurement m;
+    m.status = bstatus[r];
+    m.reason = breason[r];
+    m.source_hash = bhash[r];
+    m.time_median_s = bmedian[r];
+    m.time_min_s = bmin[r];
+    m.time_spread_s = bspread[r];
+    m.repetitions = static_cast<int>(breps[r]);
+    m.verified_runs = m.repetitions;
+    m.rel_error = brel[r];
+    m.floor_s = floor_from(broof[r], bmedian[r]);
+    baselines_.emplace(bhash[r], m);
+    baseline_names_.emplace(bhash[r], bname[r]);
+  }
+  if (const auto wp = f.string_attribute("/winner", "params")) {
+    const auto wc = f.string_attribute("/winner", "candidate_id").value_or("");
+    std::string whash;
+    for (std::size_t r = 0; r < params.size(); ++r)
+      if (canonical(params[r]) == canonical(*wp)) {
+        whash = hash[r];
+        break;
+      }
+    winner_key_ = whash + " " + canonical(*wp);
+    winner_.status = f.string_attribute("/winner", "status").value_or("ok");
+    winner_.reason = f.string_attribute("/winner", "reason").value_or("");
+    winner_.source_hash = whash;
+    winner_.time_median_s = f.number_attribute("/winner", "time_median_s").value_or(NAN);
+    winner_.time_min_s = f.number_attribute("/winner", "time_min_s").value_or(NAN);
+    winner_.time_spread_s = f.number_attribute("/winner", "time_spread_s").value_or(NAN);
+    winner_.repetitions = static_cast<int>(f.number_attribute("/winner", "repetitions").value_or(0));
+    winner_.verified_runs = winner_.repetitions;
+    winner_.rel_error = f.number_attribute("/winner", "rel_error").value_or(NAN);
+    winner_.floor_s = floor_from(f.number_attribute("/winner", "roofline_fraction").value_or(NAN), winner_.time_median_s);
+    for (const auto& [h, name] : baseline_names_)
+      if (const auto v = f.number_attribute("/winner", "baseline_" + name + "_median_s")) winner_baselines_s_[name] = *v;
+  }
+  const auto isl = f.integers("/machine", "island");
+  const auto host = f.strings("/machine", "host");
+  const auto cpu = f.strings("/machine", "cpu_model");
+  const auto cores = f.integers("/machine", "cores");
+  const auto llc = f.integers("/machine", "llc_bytes");
+  const auto bw = f.numbers("/machine", "bandwidth_gbs");
+  const auto peak = f.numbers("/machine", "peak_gflops");
+  const auto peak32 = f.numbers("/machine", "peak_gflops_f32");
+  for (std::size_t r = 0; r < isl.size(); ++r)
+    machines_.push_back({static_cast<std::int32_t>(isl[r]), host[r], cpu[r], static_cast<std::int32_t>(cores[r]), llc[r], bw[r],
+                         peak[r], peak32[r]});
+  if (machines_.empty()) throw error(p, "the recording has no /machine rows: not a complete galapagos results file");
+}
+
+eval::measurement replay_source::lookup(const eval::candidate_source& c) const {
+  const std::string hash = source_hash(c);
+  if (const auto it = candidates_.find(hash + " " + canonical(c.params)); it != candidates_.end()) return it->second;
+  if (c.params.empty())
+    if (const auto it = baselines_.find(hash); it != baselines_.end()) return it->second;
+  eval::measurement m;
+  m.status = "not_recorded";
+  m.reason = "not in the recording " + path_.string();
+  m.source_hash = hash;
+  m.time_median_s = m.time_min_s = m.time_spread_s = m.rel_error = NAN;
+  return m;
+}
+
+eval::measurement replay_source::evaluate(const eval::candidate_source& c) const {
+  if (delay_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s_));
+  return lookup(c);
+}
+
+std::vector<eval::measurement> replay_source::evaluate_interleaved(const std::vector<eval::candidate_source>& cs, int rounds) const {
+  std::vector<eval::measurement> out;
+  const bool same_winner = !cs.empty() && !winner_key_.empty() && source_hash(cs[0]) + " " + canonical(cs[0].params) == winner_key_;
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    eval::measurement m = lookup(cs[i]);
+    if (same_winner && i == 0) m = winner_;
+    if (same_winner && i > 0 && cs[i].params.empty()) {
+      const auto name = baseline_names_.find(m.source_hash);
+      if (name != baseline_names_.end())
+        if (const auto t = winner_baselines_s_.find(name->second); t != winner_baselines_s_.end()) {
+          m.time_median_s = t->second;  // the floor stays: it is the cost model's, not a time
+          m.repetitions = rounds;
+        }
+    }
+    out.push_back(m);
+  }
+  if (delay_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s_));
+  return out;
+}
+
+store::machine_row replay_source::machine(int island) const {
+  for (const auto& m : machines_)
+    if (m.island == island) return m;
+  return machines_.front();
+}
+
+}  // namespace galapagos::archipelago

@@ -1,0 +1,53 @@
+// SIGTERM and SIGUSR1 ask a run to checkpoint and exit 0 within [run] grace_s. A signal may
+// reach only some ranks (`scancel --signal` to one task; mpirun forwards SIGUSR1 to all), so a
+// rank that sees one tells every other rank on a communicator of its own; ranks look at their
+// own flag and at those messages between evaluations and at the end of every generation,
+// never waiting for each other while searching.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <functional>
+
+#include "archipelago/channels.hpp"
+
+namespace galapagos::archipelago {
+
+// Installs the handlers of SIGTERM and SIGUSR1: they only set a flag and note the time, so a
+// signal that arrives while the run is being set up is answered at the first safe point.
+void install_stop_handlers();
+
+class stop_request {
+ public:
+  stop_request(MPI_Comm comm, double grace_s);
+  ~stop_request();
+  stop_request(const stop_request&) = delete;
+  stop_request& operator=(const stop_request&) = delete;
+
+  // Looks at this process's signal flag (telling the other ranks the first time) and at the
+  // messages of other ranks. Returns requested(). Never waits.
+  bool poll();
+  bool requested() const { return requested_; }
+  // Whether work expected to take `next_s` seconds would end in the last quarter of the grace
+  // period (or past it): the island then drops the generation in flight and stops. The last
+  // quarter is left for the final checkpoint and for ranks waiting on the node lock.
+  bool out_of_time(double next_s) const;
+  // Collective: returns once every rank has called it (every island left its search loop),
+  // polling meanwhile so that a late signal still reaches every rank; calls `idle` between
+  // polls (rank 0 writes the records that keep arriving).
+  void wait_for_all(const std::function<void()>& idle);
+  // Collective, after wait_for_all: whether any rank saw a stop request, then settles the
+  // messages still in flight.
+  bool agree();
+
+ private:
+  void tell_others();
+  message_channel control_;
+  MPI_Comm barrier_comm_;
+  double grace_s_;
+  bool requested_ = false, told_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+};
+
+}  // namespace galapagos::archipelago

@@ -1,0 +1,46 @@
+// Read-only access to a results file (schema: docs/hdf5-schema.md), for `galapagos resume` and
+// replay. Tables are read one named field at a time, so a file whose tables carry more fields
+// than this build knows still reads, and a missing field is an error that names it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace galapagos::store {
+
+class results_reader {
+ public:
+  // Opens `path` read-only. Throws galapagos::error "<path>: ..." when the file is missing or is
+  // not a readable HDF5 file (truncated, corrupt).
+  static results_reader open(const std::string& path);
+  results_reader(results_reader&&) noexcept;
+  results_reader& operator=(results_reader&&) noexcept;
+  ~results_reader();
+
+  const std::string& path() const;
+  // Whether a group or dataset exists at `object` (an absolute path such as "/checkpoint").
+  bool has(const std::string& object) const;
+  // Attribute `key` of the group or dataset `object`: strings as they are, numbers formatted
+  // with full precision by string_attribute. nullopt when absent; throws when unreadable.
+  std::optional<std::string> string_attribute(const std::string& object, const std::string& key) const;
+  std::optional<double> number_attribute(const std::string& object, const std::string& key) const;
+  // A text written by results_file::set_text; nullopt when there is no such dataset.
+  std::optional<std::string> text(const std::string& dataset) const;
+
+  // Rows of a 1-D compound table, and one field of every row. Throws naming the table and the
+  // field when either is missing or has another type class.
+  std::size_t rows(const std::string& table) const;
+  std::vector<std::int64_t> integers(const std::string& table, const std::string& field) const;
+  std::vector<double> numbers(const std::string& table, const std::string& field) const;
+  std::vector<std::string> strings(const std::string& table, const std::string& field) const;
+
+ private:
+  struct impl;
+  explicit results_reader(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace galapagos::store

@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""stop_resume.py GALAPAGOS MPIEXEC CONFIG RECORDING WORKDIR: stopping with a signal and resuming.
+
+1. A replayed two-island run is stopped again and again (SIGTERM to one rank only, SIGUSR1 to
+   mpirun which forwards it to every rank, SIGTERM to every rank) and resumed until it finishes.
+   Every stop must exit 0 within the grace period with "checkpoint written: generation N, FILE"
+   and "stopped" on stdout, and the finished run must be the same, candidate by candidate,
+   population by population, as the same replay run straight through.
+2. Grace period: when what is left of a generation takes longer than [run] grace_s, a stop drops
+   the generation in flight and exits within the grace period (plus one evaluation that was
+   already under way); the checkpoint still matches the tables.
+A finished file answers `galapagos resume` with exit 0."""
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+
+galapagos, mpiexec, config, recording, work = sys.argv[1:6]
+os.makedirs(work, exist_ok=True)
+MPI = [mpiexec, "-n", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
+rnd = random.Random(int(os.environ.get("GALAPAGOS_STOP_SEED", time.time_ns() % 100000)))
+errors = []
+
+
+def fail(what):
+    print("FAIL:", what, flush=True)
+    errors.append(what)
+
+
+def with_grace(grace_s):
+    """The test config with [run] grace_s set."""
+    path = os.path.join(work, f"grace{grace_s}.toml")
+    with open(config) as f:
+        body = f.read()
+    with open(path, "w") as f:
+        f.write(body.replace("[run]\n", f"[run]\ngrace_s = {grace_s}\n", 1))
+    return path
+
+
+def ranks_of(proc):
+    while proc.poll() is None:
+        pids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        if len(pids) >= 2:
+            return [int(p) for p in pids]
+        time.sleep(0.005)
+    return []
+
+
+def checkpoint_state(path):
+    with h5py.File(path, "r") as f:
+        ck = f["checkpoint"]
+        gens = [int(ck[f"island_{i}"].attrs["generation"]) if f"island_{i}" in ck else 0 for i in range(2)]
+        evaluated = [int(ck[f"island_{i}"].attrs["evaluated"]) if f"island_{i}" in ck else 0 for i in range(2)]
+        rows = [int((f["candidates"]["island"] == i).sum()) for i in range(2)]
+        finished = f.attrs["finished"] == "true"
+    if evaluated != rows:
+        fail(f"{path}: checkpoint says {evaluated} evaluated, /candidates holds {rows}")
+    return gens, finished
+
+
+# --- 1. stopped and resumed, the same as straight through ------------------------------------
+cfg = with_grace(4)
+straight, stopped = os.path.join(work, "straight.h5"), os.path.join(work, "stopped.h5")
+for p in (straight, stopped):
+    if os.path.exists(p):
+        os.remove(p)
+subprocess.run(MPI + [galapagos, "run", cfg, "--out", straight, "--replay", recording, "--budget", "60", "--quiet"],
+               check=True, stdout=subprocess.DEVNULL)
+ways = ["SIGTERM to one rank", "SIGUSR1 to mpirun", "SIGTERM to every rank"]
+stops, finished, session = 0, False, 0
+while not finished and session < 30:
+    cmd = [galapagos, "resume", stopped] if os.path.exists(stopped) else \
+        [galapagos, "run", cfg, "--out", stopped, "--replay", recording, "--budget", "60", "--replay-delay", "0.04"]
+    proc = subprocess.Popen(MPI + cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    session += 1
+    ranks = ranks_of(proc)
+    way = ways[stops % len(ways)]
+    t0 = time.monotonic()
+    while proc.poll() is None and not os.path.exists(stopped + ".partial") and time.monotonic() - t0 < 60:
+        time.sleep(0.01)
+    time.sleep(rnd.uniform(0.05, 0.3))
+    t_signal = time.monotonic()
+    if proc.poll() is None:
+        if way == "SIGTERM to one rank":
+            os.kill(rnd.choice(ranks), signal.SIGTERM)
+        elif way == "SIGUSR1 to mpirun":
+            proc.send_signal(signal.SIGUSR1)
+        else:
+            for r in ranks:
+                os.kill(r, signal.SIGTERM)
+    output = proc.communicate(timeout=120)[0]
+    took_s = time.monotonic() - t_signal
+    if proc.returncode != 0:
+        fail(f"session {session} ({way}) exited with {proc.returncode}: {output[-3000:]}")
+        break
+    gens, finished = checkpoint_state(stopped)
+    if "stopped: every island is checkpointed" in output:
+        stops += 1
+        if took_s > 4 + 2:
+            fail(f"session {session}: {way} took {took_s:.1f} s to stop, grace period 4 s")
+        if not re.search(r"checkpoint written: generation \d+, " + re.escape(stopped), output):
+            fail(f"session {session}: no 'checkpoint written: generation N, FILE' line")
+        print(f"session {session}: {way}: stopped {took_s:.2f} s after the signal, islands at generations {gens}", flush=True)
+    elif finished:
+        print(f"session {session}: finished", flush=True)
+if stops < 3:
+    fail(f"only {stops} stops happened; the test needs 3")
+if not finished:
+    fail("the stopped run never finished")
+same = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "compare_runs.py"), straight, stopped],
+                      capture_output=True, text=True)
+print(same.stdout.strip())
+if same.returncode != 0:
+    fail("the stopped and resumed run differs from the straight one")
+with h5py.File(stopped, "r") as f:
+    kinds = [f["sessions"][k].attrs["kind"] for k in sorted(f["sessions"], key=int)]
+    if kinds[0] != "run" or any(k != "resume" for k in kinds[1:]) or len(kinds) != session:
+        fail(f"/sessions records {kinds} for {session} sessions")
+    if len(f["baselines"]) != session:
+        fail(f"the baselines were measured {len(f['baselines'])} times in {session} sessions")
+again = subprocess.run(MPI + [galapagos, "resume", stopped], capture_output=True, text=True)
+if again.returncode != 0 or "the run is finished" not in again.stdout:
+    fail(f"resume of a finished run: exit {again.returncode}, {again.stdout} {again.stderr}")
+
+# --- 2. the grace period is shorter than what is left of the generation ----------------------
+cfg = with_grace(1.5)
+short = os.path.join(work, "grace.h5")
+if os.path.exists(short):
+    os.remove(short)
+proc = subprocess.Popen(MPI + [galapagos, "run", cfg, "--out", short, "--replay", recording, "--budget", "12",
+                               "--replay-delay", "1.0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+ranks = ranks_of(proc)
+lines = []
+for line in proc.stdout:  # wait until generation 1 is checkpointed, then stop in generation 2
+    lines.append(line)
+    if line.startswith("checkpoint written: generation 1,"):
+        break
+time.sleep(0.3)
+t_signal = time.monotonic()
+for r in ranks:
+    os.kill(r, signal.SIGTERM)
+rest = proc.communicate(timeout=60)[0]
+took_s = time.monotonic() - t_signal
+output = "".join(lines) + rest
+gens, finished = checkpoint_state(short)
+print(f"grace 1.5 s, evaluations of 1 s: stopped {took_s:.2f} s after SIGTERM, islands at generations {gens}", flush=True)
+if proc.returncode != 0 or "stopped: every island is checkpointed" not in output:
+    fail(f"the stop under a short grace period failed (exit {proc.returncode}): {output[-3000:]}")
+# An evaluation under way is finished first: 1 s of slack.
+if took_s > 1.5 + 1:
+    fail(f"exited {took_s:.1f} s after SIGTERM, grace period 1.5 s")
+if "dropped: the grace period ends before it could complete" not in output:
+    fail("no island dropped its generation in flight, though it could not complete within the grace period")
+if finished or min(gens) < 1 or max(gens) >= 4:
+    fail(f"unexpected checkpoint after a stop in generation 2: {gens}, finished {finished}")
+
+if errors:
+    sys.exit(1)
+print(f"stop/resume ok: {stops} stops, the same final state as straight through; the grace period held")
