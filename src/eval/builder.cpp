@@ -19,6 +19,14 @@ extern char** environ;
 
 namespace galapagos::eval {
 
+sigset_t stop_signals() {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGUSR1);
+  return s;
+}
+
 int run_program(const std::vector<std::string>& argv, std::string& output, double timeout_s) {
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) return -1;
@@ -29,7 +37,9 @@ int run_program(const std::vector<std::string>& argv, std::string& output, doubl
   posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  const sigset_t blocked = stop_signals();
+  posix_spawnattr_setsigmask(&attr, &blocked);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

@@ -3,6 +3,8 @@
 // twice, within a run or across runs. Compile failures are cached too: they are data.
 #pragma once
 
+#include <signal.h>
+
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -51,6 +53,12 @@ class builder {
   mutable std::mutex identities_mutex_;
   double timeout_s_;
 };
+
+// The signals that ask galapagos to checkpoint and stop (SIGTERM, SIGUSR1). A batch system may
+// send them to every process of the job (srun does), so the programs galapagos starts (compilers,
+// workers) start with them blocked: only the orchestrator acts on them, and a build or timing in
+// flight finishes.
+sigset_t stop_signals();
 
 // Runs a program with arguments (no shell), capturing stdout+stderr; kills it after timeout_s.
 // Returns the exit status (-1 when it could not start or was killed).

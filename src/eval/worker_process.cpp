@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "eval/arena.hpp"
+#include "eval/builder.hpp"
 #include "util/error.hpp"
 
 namespace galapagos::eval {
@@ -69,10 +70,10 @@ worker_process::worker_process(const worker_options& opt, const arena& shared)
   posix_spawn_file_actions_addchdir_np(&fa, scratch_.c_str());
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  sigset_t none, all;
-  sigemptyset(&none);
+  sigset_t all;
   sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
+  const sigset_t blocked = stop_signals();  // the orchestrator alone acts on a stop request
+  posix_spawnattr_setsigmask(&attr, &blocked);
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 

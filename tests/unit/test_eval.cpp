@@ -208,6 +208,13 @@ TEST(GpuMonitor, PowerComesFromTheStepsOfTheEnergyCounter) {
   EXPECT_EQ(ge::gpu_monitor::open("ffff:ff:1f.7"), nullptr);  // no such device, with or without NVML
 }
 
+TEST(Builder, ProgramsStartWithTheStopSignalsBlocked) {
+  // srun sends the stop signal to every process of the job: a compiler must outlive it.
+  std::string out;
+  EXPECT_EQ(ge::run_program({"sh", "-c", "kill -USR1 $$; kill -TERM $$; echo alive"}, out, 10), 0) << out;
+  EXPECT_EQ(out, "alive\n");
+}
+
 TEST(Symbols, OnlyTheEntryPointMayBeExported) {
   using S = ge::exported_symbol;
   EXPECT_EQ(ge::check_exports({{"glp_kernel", false, true}, {"_init", false, true}}, "glp_kernel"), "");
