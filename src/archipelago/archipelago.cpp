@@ -92,6 +92,19 @@ struct baseline_result {
   eval::measurement m;
 };
 
+// Adds the seconds of its scope to a total: the orchestration's own accounting.
+class scope_timer {
+ public:
+  explicit scope_timer(double& total) : total_(total), t0_(std::chrono::steady_clock::now()) {}
+  ~scope_timer() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  scope_timer(const scope_timer&) = delete;
+  scope_timer& operator=(const scope_timer&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
 class island_runner {
  public:
   island_runner(setup& s, message_channel& migrants, message_channel& records, stop_request& stop, double best_baseline_s,
@@ -99,7 +112,7 @@ class island_runner {
       : s_(s), migrants_(migrants), records_(records), stop_(stop), best_baseline_s_(best_baseline_s),
         best_baseline_name_(std::move(best_baseline_name)), quiet_(quiet),
         island_(*s.space, s.config.ga, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(migrants.rank()))),
-        scheduled_(s.replay != nullptr) {
+        scheduled_(s.replay != nullptr && s.config.migration.arrival == "auto") {
     const int me = migrants.rank();
     if (s.config.migration.count > 0) {
       targets_ = s.migration_targets.at(static_cast<std::size_t>(me));
@@ -120,7 +133,12 @@ class island_runner {
     while (static_cast<int>(island_.evaluated()) < cfg.budget) {
       const int room = cfg.budget - static_cast<int>(island_.evaluated());
       std::vector<std::pair<core::genome, std::int64_t>> todo;  // genome, parent id (-1: none)
-      for (auto& [g, parent] : take_immigrants())
+      std::vector<std::pair<core::genome, std::int64_t>> arrived;
+      {
+        scope_timer timed(spent_.migration_s);
+        arrived = take_immigrants();
+      }
+      for (auto& [g, parent] : arrived)
         if (static_cast<int>(todo.size()) < room && !island_.seen(g)) {
           island_.mark_seen(g);
           todo.emplace_back(g, parent);
@@ -152,7 +170,10 @@ class island_runner {
       island_.advance();
       const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       report_generation(wall_s);
-      if (migration_due(island_.generation())) emigrate();
+      if (migration_due(island_.generation())) {
+        scope_timer timed(spent_.migration_s);
+        emigrate();
+      }
       batch_.state = to_json_text(snapshot(wall_s));
       flush_records();
       if (stop_.poll() && static_cast<int>(island_.evaluated()) < cfg.budget) {
@@ -161,6 +182,7 @@ class island_runner {
       }
     }
     (void)rank;
+    report_orchestration(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - wall_offset_s_);
     if (stopped_ || stop_.requested()) return;
     if (s_.config.backend != "cpu" && !quiet_) {
       const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -197,7 +219,13 @@ class island_runner {
   // Rank 0: writes records that arrived from other islands, then checkpoints what they complete.
   void drain_records() {
     if (!file_) return;
-    for (auto& [src, text] : records_.poll()) absorb(text);
+    std::vector<std::pair<int, std::string>> arrived;
+    {
+      scope_timer timed(spent_.mpi_s);
+      arrived = records_.poll();
+    }
+    scope_timer timed(spent_.hdf5_s);
+    for (auto& [src, text] : arrived) absorb(text);
     if (checkpoints_ && checkpoints_->dirty()) checkpoints_->write();
   }
   void absorb(const std::string& text) {
@@ -373,6 +401,7 @@ class island_runner {
     eval::measurement m;
     {
       eval::node_lock_guard hold(*s_.lock);
+      scope_timer timed(spent_.evaluating_s);
       m = measure(s_, candidate_of(g));
     }
     const std::int64_t id = static_cast<std::int64_t>(rank) * 1000000 + next_id_++;
@@ -434,11 +463,25 @@ class island_runner {
   void flush_records() {
     if (batch_.empty()) return;
     if (file_) {
+      scope_timer timed(spent_.hdf5_s);
       absorb(encode(batch_));
     } else {
+      scope_timer timed(spent_.mpi_s);
       records_.send(0, encode(batch_));
     }
     batch_.clear();
+  }
+
+  // Where this session's search time went: evaluating (compiling, checking, timing, or serving
+  // a recording) against the orchestration around it (bench/orchestration.py reads this line).
+  void report_orchestration(double search_s) {
+    const double orchestration_s = std::max(0.0, search_s - spent_.evaluating_s);
+    std::printf("island %d: orchestration %.4f s of %.3f s (%.2f%%): MPI %.4f s, migration %.4f s, HDF5 %.4f s, "
+                "search logic %.4f s; evaluating %.3f s\n",
+                migrants_.rank(), orchestration_s, search_s, search_s > 0 ? 100 * orchestration_s / search_s : 0.0,
+                spent_.mpi_s, spent_.migration_s, spent_.hdf5_s,
+                std::max(0.0, orchestration_s - spent_.mpi_s - spent_.migration_s - spent_.hdf5_s), spent_.evaluating_s);
+    std::fflush(stdout);
   }
 
   setup& s_;
@@ -467,6 +510,9 @@ class island_runner {
   bool stopped_ = false;           // the loop ended on a stop request, not at its end
   double wall_offset_s_ = 0;       // search time of earlier sessions
   double longest_eval_s_ = 0;
+  struct {
+    double evaluating_s = 0, mpi_s = 0, migration_s = 0, hdf5_s = 0;
+  } spent_;  // this session's time, by what it went to
   std::optional<store::candidate_row> best_row_;
 };
 

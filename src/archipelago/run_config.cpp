@@ -99,7 +99,9 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
     c.ga.max_tries = positive(*se, "max_tries", c.ga.max_tries);
   }
   if (auto m = s.sub("migration")) {
-    m->allow_only({"topology", "degree", "interval", "count"});
+    m->allow_only({"topology", "degree", "interval", "count", "arrival"});
+    c.migration.arrival = m->str("arrival", c.migration.arrival);
+    if (c.migration.arrival != "auto" && c.migration.arrival != "asynchronous") m->fail("arrival", "must be auto or asynchronous");
     c.migration.topology = m->str("topology", c.migration.topology);
     if (c.migration.topology != "ring" && c.migration.topology != "full" && c.migration.topology != "random" &&
         c.migration.topology != "none")

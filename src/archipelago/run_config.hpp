@@ -15,6 +15,10 @@ namespace galapagos::archipelago {
 struct migration_settings {
   std::string topology = "ring";  // ring | full | random | none (archipelago/topology.hpp)
   int degree = 2;                 // random: neighbours of each island
+  // When migrants are taken in: "auto" = by schedule in a replayed run (reproducible), as they
+  // arrive otherwise; "asynchronous" = always as they arrive (a replayed run then times the
+  // orchestration as a measured run would, but is no longer reproducible).
+  std::string arrival = "auto";
   int interval = 2;               // generations between migrations
   int count = 2;                  // individuals sent each time
 };
