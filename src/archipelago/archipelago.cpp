@@ -15,11 +15,12 @@
 
 #include "archipelago/channels.hpp"
 #include "archipelago/checkpoint.hpp"
+#include "archipelago/groups.hpp"
 #include "archipelago/records.hpp"
 #include "archipelago/replay.hpp"
 #include "archipelago/run_config.hpp"
-#include "archipelago/topology.hpp"
 #include "archipelago/stop_request.hpp"
+#include "archipelago/topology.hpp"
 #include "core/island.hpp"
 #include "eval/evaluator.hpp"
 #include "eval/node_lock.hpp"
@@ -231,7 +232,7 @@ class island_runner {
   void absorb(const std::string& text) {
     const record_batch b = decode(text);
     for (const auto& c : b.candidates)  // ties go to the lower id, so a replayed run picks the same winner
-      if (c.status == "ok" && (!best_row_ || c.time_median_s < best_row_->time_median_s ||
+      if (c.status == "ok" && in_group(c.island) && (!best_row_ || c.time_median_s < best_row_->time_median_s ||
                                (c.time_median_s == best_row_->time_median_s && c.id < best_row_->id)))
         best_row_ = c;
     write_batch(*file_, b);
@@ -241,6 +242,11 @@ class island_runner {
     }
   }
   const std::optional<store::candidate_row>& best_row() const { return best_row_; }
+  // The best correct candidate this island evaluated in this session.
+  const std::optional<store::candidate_row>& best_own() const { return best_own_; }
+  // The islands of this one's family and backend (rank 0 picks its group's winner among them).
+  void set_group(std::vector<int> members) { group_ = std::move(members); }
+  bool in_group(int island) const { return group_.empty() || std::find(group_.begin(), group_.end(), island) != group_.end(); }
   void set_checkpoints(checkpoint_writer* w) { checkpoints_ = w; }
   // Whether the island searched to its end (budget spent or space exhausted), not stopped.
   bool completed() const { return !stopped_; }
@@ -400,8 +406,8 @@ class island_runner {
     const auto& b = s_.family.backend(s_.config.backend);
     eval::measurement m;
     {
+      scope_timer timed(spent_.evaluating_s);  // waiting for the node's lock included: the node is busy
       eval::node_lock_guard hold(*s_.lock);
-      scope_timer timed(spent_.evaluating_s);
       m = measure(s_, candidate_of(g));
     }
     const std::int64_t id = static_cast<std::int64_t>(rank) * 1000000 + next_id_++;
@@ -435,6 +441,7 @@ class island_runner {
     r.power_w = m.power_w;
     r.sm_clock_mhz = m.sm_clock_mhz;
     r.throttled_runs = m.throttled_runs;
+    if (ok && (!best_own_ || r.time_median_s < best_own_->time_median_s)) best_own_ = r;
     batch_.candidates.push_back(r);
     if (!sources_sent_) {
       batch_.sources.emplace_back(m.source_hash.empty() ? util::hash_text(util::read_file(b.tmpl.source.string())) : m.source_hash,
@@ -514,7 +521,80 @@ class island_runner {
     double evaluating_s = 0, mpi_s = 0, migration_s = 0, hdf5_s = 0;
   } spent_;  // this session's time, by what it went to
   std::optional<store::candidate_row> best_row_;
+  std::optional<store::candidate_row> best_own_;
+  std::vector<int> group_;
 };
+
+// The final word on a group's winner: timed interleaved with every baseline of its family and
+// backend (A B A B ..., each run verified). Prints it (titled by `group` in a mixed job) and
+// returns what /winner holds: {"strings": {...}, "numbers": {...}, "code": 0 or 1 (the winner
+// failed its final check)}.
+json final_comparison(setup& s, const store::candidate_row& best, const std::string& group, int& code) {
+  const auto& cfg = s.config;
+  const auto& b = s.family.backend(cfg.backend);
+  const auto genome = genome_from_params(*s.space, best.params);
+  if (!genome) throw error(cfg.out.string(), "the winner " + best.params + " is not in the family's parameter space");
+  std::vector<eval::candidate_source> sources = {eval::candidate_from(b.tmpl, s.space->values(*genome))};
+  for (const auto& bl : b.baselines) sources.push_back(eval::candidate_from(bl));
+  std::vector<eval::measurement> ms;
+  {
+    eval::node_lock_guard hold(*s.lock);
+    ms = s.replay ? s.replay->evaluate_interleaved(sources, cfg.final_rounds) : s.evaluator->evaluate_interleaved(sources, cfg.final_rounds);
+  }
+  double fastest = inf;
+  std::string fastest_name;
+  json numbers = json::object();
+  for (std::size_t i = 1; i < ms.size(); ++i) {
+    numbers["baseline_" + b.baselines[i - 1].name + "_median_s"] = ms[i].time_median_s;
+    if (ms[i].status == "ok" && ms[i].time_median_s < fastest) {
+      fastest = ms[i].time_median_s;
+      fastest_name = b.baselines[i - 1].name;
+    }
+  }
+  const auto& m = ms[0];
+  const double speedup = m.status == "ok" ? fastest / m.time_median_s : nan;
+  const json strings = {{"candidate_id", std::to_string(best.id)}, {"params", best.params}, {"status", m.status},
+                        {"reason", m.reason}, {"method", "interleaved A B A B, every run verified"},
+                        {"fastest_baseline", fastest_name}, {"family", cfg.family}, {"backend", cfg.backend}};
+  for (const auto& [key, value] : std::initializer_list<std::pair<const char*, double>>{
+           {"time_median_s", m.time_median_s}, {"time_min_s", m.time_min_s}, {"time_spread_s", m.time_spread_s},
+           {"repetitions", m.repetitions}, {"speedup", speedup}, {"roofline_fraction", m.roofline_fraction()},
+           {"rel_error", m.rel_error}, {"energy_j", m.energy_j}, {"power_w", m.power_w}, {"sm_clock_mhz", m.sm_clock_mhz},
+           {"throttled_runs", m.throttled_runs}})
+    numbers[key] = value;
+  std::printf("\n%swinner: candidate %lld %s\n", group.c_str(), static_cast<long long>(best.id), best.params.c_str());
+  int failed = 0;
+  if (m.status != "ok") {
+    std::printf("  the winner failed its final check: %s: %s\n", m.status.c_str(), m.reason.c_str());
+    failed = 1;
+  } else {
+    std::printf("  time %s (min %s, IQR %s, %d interleaved runs)\n", format_time(m.time_median_s).c_str(),
+                format_time(m.time_min_s).c_str(), format_time(m.time_spread_s).c_str(), m.repetitions);
+    std::printf("  speedup %.2fx over %s (%s), roofline fraction %.0f%%\n", speedup, fastest_name.c_str(),
+                format_time(fastest).c_str(), 100 * m.roofline_fraction());
+    for (std::size_t i = 1; i < ms.size(); ++i)
+      std::printf("  baseline %s: %s, roofline fraction %.0f%%\n", b.baselines[i - 1].name.c_str(),
+                  format_time(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
+    for (std::size_t i = 0; i < ms.size(); ++i)
+      if (std::isfinite(ms[i].energy_j))
+        std::printf("  energy %s: %.3g mJ per call at %.0f W, SM clock %.0f MHz, %d of %d timed runs throttled\n",
+                    i == 0 ? "winner" : b.baselines[i - 1].name.c_str(), 1e3 * ms[i].energy_j, ms[i].power_w,
+                    ms[i].sm_clock_mhz, ms[i].throttled_runs, static_cast<int>(ms[i].sm_clocks_mhz.size()));
+  }
+  std::fflush(stdout);
+  code = std::max(code, failed);
+  // JSON has no NaN: numbers that are not measured travel as null and are written as NaN.
+  for (auto& [key, value] : numbers.items())
+    if (value.is_number() && !std::isfinite(value.get<double>())) value = nullptr;
+  return {{"strings", strings}, {"numbers", numbers}, {"code", failed}};
+}
+
+void write_winner(store::results_file& f, const std::string& group, const json& w) {
+  store::attributes strings;
+  for (const auto& [key, value] : w.at("strings").items()) strings[key] = value.get<std::string>();
+  f.set_attributes(group, strings);
+  for (const auto& [key, value] : w.at("numbers").items()) f.set_attribute(group, key, value.is_null() ? nan : value.get<double>());
+}
 
 std::unique_ptr<setup> prepare(const search_start& st) {
   auto s = std::make_unique<setup>();
@@ -643,12 +723,6 @@ int search(MPI_Comm comm, const search_start& st) {
   };
   try {
     s = prepare(st);
-    try {
-      s->migration_targets = migration_targets({s->config.migration.topology, s->config.migration.degree}, size, s->config.seed);
-    } catch (const std::invalid_argument& e) {
-      throw error(s->config.file.string(), std::string("[migration] topology '") + s->config.migration.topology + "' with " +
-                                               std::to_string(size) + " islands: " + e.what());
-    }
     if (s->replay) {
       s->probe = recorded_probe(*s->replay, rank);
     } else {
@@ -662,17 +736,41 @@ int search(MPI_Comm comm, const search_start& st) {
     problem = e.what();
   }
   if (!all_fine()) return 2;
+  // Islands of one family and backend form a group (groups.hpp): migrants, ceilings, baselines
+  // and the winner stay within it.
+  const island_groups groups(comm, s->config.family + "/" + s->config.backend);
+  try {
+    const auto configs = allgather_strings(groups.comm(), util::hash_text(s->config.text));
+    if (std::any_of(configs.begin(), configs.end(), [&](const std::string& h) { return h != configs.front(); }))
+      throw error(s->config.file.string(), "the islands of " + s->config.family + " on " + s->config.backend +
+                                               " in this job must all run one config");
+    const auto& members = groups.members();
+    std::vector<std::vector<int>> local;
+    try {
+      local = migration_targets({s->config.migration.topology, s->config.migration.degree}, static_cast<int>(members.size()),
+                                s->config.seed);
+    } catch (const std::invalid_argument& e) {
+      throw error(s->config.file.string(), std::string("[migration] topology '") + s->config.migration.topology + "' with " +
+                                               std::to_string(members.size()) + " islands: " + e.what());
+    }
+    s->migration_targets.assign(static_cast<std::size_t>(size), {});
+    for (std::size_t i = 0; i < members.size(); ++i)
+      for (int j : local[i]) s->migration_targets[static_cast<std::size_t>(members[i])].push_back(members[static_cast<std::size_t>(j)]);
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  if (!all_fine()) return 2;
   // A shared node's throughput swings between probes: every island judges and reports against
-  // the best ceilings any island measured (islands of one job run on nodes of one kind).
+  // the best ceilings any island of its group measured (they run on nodes of one kind).
   {
     const auto& mine = s->evaluator->machine();
     double local[3] = {mine.bandwidth_gbs, mine.peak_gflops, mine.peak_gflops_f32}, best[3];
-    MPI_Allreduce(local, best, 3, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(local, best, 3, MPI_DOUBLE, MPI_MAX, groups.comm());
     s->evaluator->raise_ceilings(best[0], best[1], best[2]);
   }
   std::vector<baseline_result> baselines;
   try {
-    if (rank == 0) {
+    if (rank == groups.leader()) {
       for (const auto& b : s->family.backend(s->config.backend).baselines) {
         eval::node_lock_guard hold(*s->lock);
         baselines.push_back({b.name, measure(*s, eval::candidate_from(b))});
@@ -694,11 +792,39 @@ int search(MPI_Comm comm, const search_start& st) {
       best_baseline[0] = b.m.time_median_s;
       best_name = b.name;
     }
-  MPI_Bcast(best_baseline, 1, MPI_DOUBLE, 0, comm);
+  MPI_Bcast(best_baseline, 1, MPI_DOUBLE, 0, groups.comm());
   int name_len = static_cast<int>(best_name.size());
-  MPI_Bcast(&name_len, 1, MPI_INT, 0, comm);
+  MPI_Bcast(&name_len, 1, MPI_INT, 0, groups.comm());
   best_name.resize(static_cast<std::size_t>(name_len));
-  MPI_Bcast(best_name.data(), name_len, MPI_CHAR, 0, comm);
+  MPI_Bcast(best_name.data(), name_len, MPI_CHAR, 0, groups.comm());
+
+  // Every group's baselines go into the file: the leaders of the other groups send theirs to rank 0.
+  std::vector<store::baseline_row> baseline_rows;
+  std::vector<std::pair<std::string, std::string>> baseline_sources;  // hash, text
+  if (rank == groups.leader()) {
+    const auto& specs = s->family.backend(s->config.backend).baselines;
+    for (const auto& b : baselines) {
+      const auto spec = std::find_if(specs.begin(), specs.end(), [&](const auto& x) { return x.name == b.name; });
+      baseline_sources.emplace_back(b.m.source_hash, util::read_file(spec->source.string()));
+      baseline_rows.push_back({b.name, b.m.status, b.m.reason, b.m.source_hash, b.m.setup_time_s, b.m.time_median_s,
+                               b.m.time_min_s, b.m.time_spread_s, b.m.repetitions, b.m.rel_error, b.m.roofline_fraction(),
+                               b.m.energy_j, b.m.power_w, b.m.sm_clock_mhz, b.m.throttled_runs, rank});
+    }
+  }
+  const auto other_leaders = [&] {
+    auto l = groups.leaders();
+    l.erase(l.begin());  // rank 0 leads the first group
+    return l;
+  }();
+  if (rank != 0 && rank == groups.leader()) {
+    send_text(comm, 0, json{{"rows", baseline_rows}, {"sources", baseline_sources}}.dump());
+  } else if (rank == 0) {
+    for (int leader : other_leaders) {
+      const json j = json::parse(receive_text(comm, leader));
+      for (const auto& row : j.at("rows")) baseline_rows.push_back(row.get<store::baseline_row>());
+      for (const auto& src : j.at("sources")) baseline_sources.emplace_back(src.at(0).get<std::string>(), src.at(1).get<std::string>());
+    }
+  }
 
   // Hardware probes of every island, for the file.
   // Each island's own measurement (the device's on GPUs) goes into the file.
@@ -714,6 +840,7 @@ int search(MPI_Comm comm, const search_start& st) {
   message_channel migrants(comm), records(comm);
   stop_request stop(comm, s->config.grace_s);
   island_runner runner(*s, migrants, records, stop, best_baseline[0], best_name, o.quiet);
+  runner.set_group(groups.members());
   try {
     if (st.plan) runner.restore(*st.plan);
   } catch (const std::exception& e) {
@@ -723,6 +850,10 @@ int search(MPI_Comm comm, const search_start& st) {
 
   // Rank 0 writes a working copy beside the results file and publishes it at every checkpoint
   // (store/publish.hpp): the results file itself is only ever replaced whole.
+  // The whole job's migration graph, for the file (each island knows its own group's).
+  std::vector<std::vector<int>> all_targets;
+  for (const auto& t : allgather_strings(comm, json(s->migration_targets[static_cast<std::size_t>(rank)]).dump()))
+    all_targets.push_back(json::parse(t).get<std::vector<int>>());
   std::unique_ptr<store::results_file> file;
   std::unique_ptr<checkpoint_writer> checkpoints;
   const auto& cfg = s->config;
@@ -747,7 +878,8 @@ int search(MPI_Comm comm, const search_start& st) {
                            {"hdf5_flavor", build_info::hdf5_flavor},
                            {"islands", std::to_string(size)},
                            {"seed", std::to_string(cfg.seed)},
-                           {"migration_targets", json(s->migration_targets).dump()}}));
+                           {"migration_targets", json(all_targets).dump()},
+                           {"island_kinds", json(groups.kind_of()).dump()}}));
     std::vector<store::machine_row> machines;
     for (int r = 0; r < size; ++r) {
       const double* p = &all_probes[probe_fields * static_cast<std::size_t>(r)];
@@ -757,17 +889,11 @@ int search(MPI_Comm comm, const search_start& st) {
     file->append(machines);
   }
   if (rank == 0) {
-    std::vector<store::baseline_row> rows;
-    for (const auto& b : baselines) {
-      const auto& spec = std::find_if(s->family.backend(cfg.backend).baselines.begin(), s->family.backend(cfg.backend).baselines.end(),
-                                      [&](const auto& x) { return x.name == b.name; });
-      file->add_source(b.m.source_hash, util::read_file(spec->source.string()));
-      rows.push_back({b.name, b.m.status, b.m.reason, b.m.source_hash, b.m.setup_time_s, b.m.time_median_s, b.m.time_min_s,
-                      b.m.time_spread_s, b.m.repetitions, b.m.rel_error, b.m.roofline_fraction(), b.m.energy_j,
-                      b.m.power_w, b.m.sm_clock_mhz, b.m.throttled_runs});
-      std::printf("baseline %s: %s (roofline %.0f%%)\n", b.name.c_str(), format_time(b.m.time_median_s).c_str(),
-                  100 * b.m.roofline_fraction());
-    }
+    const std::vector<store::baseline_row>& rows = baseline_rows;
+    for (const auto& [hash, text] : baseline_sources) file->add_source(hash, text);
+    for (const auto& b : rows)
+      std::printf("baseline %s%s: %s (roofline %.0f%%)\n", groups.mixed() ? (groups.kind_of()[static_cast<std::size_t>(b.island)] + " ").c_str() : "",
+                  b.name.c_str(), format_time(b.time_median_s).c_str(), 100 * b.roofline_fraction);
     file->append(rows);
     // The session (this start of the run) and the checkpoint's own settings.
     const int session = st.plan ? st.plan->session : 0;
@@ -826,6 +952,23 @@ int search(MPI_Comm comm, const search_start& st) {
     if (rank == 0) runner.absorb(text);
 
   int code = 0;
+  // The other groups of a mixed job: their leaders pick and compare their winners and send them
+  // to rank 0 for the file.
+  if (finished && groups.leader() != 0) {
+    const auto bests = allgather_strings(groups.comm(), runner.best_own() ? json(*runner.best_own()).dump() : "");
+    if (rank == groups.leader()) {
+      std::optional<store::candidate_row> best;
+      for (const auto& text : bests) {
+        if (text.empty()) continue;
+        const auto c = json::parse(text).get<store::candidate_row>();
+        if (!best || c.time_median_s < best->time_median_s || (c.time_median_s == best->time_median_s && c.id < best->id)) best = c;
+      }
+      json w = nullptr;
+      if (best) w = final_comparison(*s, *best, groups.kind_of()[static_cast<std::size_t>(rank)] + " ", code);
+      else std::printf("%s: no correct candidate was found\n", groups.kind_of()[static_cast<std::size_t>(rank)].c_str());
+      send_text(comm, 0, w.dump());
+    }
+  }
   auto report_checkpoints = [&] {
     const double session_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - session_t0).count();
     std::printf("checkpoints: %d written, %.1f ms each on average (%.2f%% of this session's %.1f s)\n", checkpoints->count(),
@@ -845,63 +988,17 @@ int search(MPI_Comm comm, const search_start& st) {
     if (!best) {
       std::printf("no correct candidate was found: see %s\n", cfg.out.c_str());
     } else {
-      // The final word: the winner timed interleaved with every baseline, each run verified.
-      const auto& b = s->family.backend(cfg.backend);
-      const auto genome = genome_from_params(*s->space, best->params);
-      if (!genome) throw error(cfg.out.string(), "the winner " + best->params + " is not in the family's parameter space");
-      std::vector<eval::candidate_source> sources = {eval::candidate_from(b.tmpl, s->space->values(*genome))};
-      for (const auto& bl : b.baselines) sources.push_back(eval::candidate_from(bl));
-      std::vector<eval::measurement> ms;
-      {
-        eval::node_lock_guard hold(*s->lock);
-        ms = s->replay ? s->replay->evaluate_interleaved(sources, cfg.final_rounds)
-                       : s->evaluator->evaluate_interleaved(sources, cfg.final_rounds);
-      }
-      double fastest = inf;
-      std::string fastest_name;
-      store::attributes w = {{"candidate_id", std::to_string(best->id)}, {"params", best->params}, {"status", ms[0].status},
-                             {"reason", ms[0].reason}, {"method", "interleaved A B A B, every run verified"}};
-      for (std::size_t i = 1; i < ms.size(); ++i) {
-        file->set_attribute("/winner", "baseline_" + b.baselines[i - 1].name + "_median_s", ms[i].time_median_s);
-        if (ms[i].status == "ok" && ms[i].time_median_s < fastest) {
-          fastest = ms[i].time_median_s;
-          fastest_name = b.baselines[i - 1].name;
-        }
-      }
-      const double speedup = ms[0].status == "ok" ? fastest / ms[0].time_median_s : nan;
-      w["fastest_baseline"] = fastest_name;
-      file->set_attributes("/winner", w);
-      file->set_attribute("/winner", "time_median_s", ms[0].time_median_s);
-      file->set_attribute("/winner", "time_min_s", ms[0].time_min_s);
-      file->set_attribute("/winner", "time_spread_s", ms[0].time_spread_s);
-      file->set_attribute("/winner", "repetitions", ms[0].repetitions);
-      file->set_attribute("/winner", "speedup", speedup);
-      file->set_attribute("/winner", "roofline_fraction", ms[0].roofline_fraction());
-      file->set_attribute("/winner", "rel_error", ms[0].rel_error);
-      file->set_attribute("/winner", "energy_j", ms[0].energy_j);
-      file->set_attribute("/winner", "power_w", ms[0].power_w);
-      file->set_attribute("/winner", "sm_clock_mhz", ms[0].sm_clock_mhz);
-      file->set_attribute("/winner", "throttled_runs", ms[0].throttled_runs);
-      file->flush();
-      std::printf("\nwinner: candidate %lld %s\n", static_cast<long long>(best->id), best->params.c_str());
-      if (ms[0].status != "ok") {
-        std::printf("  the winner failed its final check: %s: %s\n", ms[0].status.c_str(), ms[0].reason.c_str());
-        code = 1;
-      } else {
-        std::printf("  time %s (min %s, IQR %s, %d interleaved runs)\n", format_time(ms[0].time_median_s).c_str(),
-                    format_time(ms[0].time_min_s).c_str(), format_time(ms[0].time_spread_s).c_str(), ms[0].repetitions);
-        std::printf("  speedup %.2fx over %s (%s), roofline fraction %.0f%%\n", speedup, fastest_name.c_str(),
-                    format_time(fastest).c_str(), 100 * ms[0].roofline_fraction());
-        for (std::size_t i = 1; i < ms.size(); ++i)
-          std::printf("  baseline %s: %s, roofline fraction %.0f%%\n", b.baselines[i - 1].name.c_str(),
-                      format_time(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
-        for (std::size_t i = 0; i < ms.size(); ++i)
-          if (std::isfinite(ms[i].energy_j))
-            std::printf("  energy %s: %.3g mJ per call at %.0f W, SM clock %.0f MHz, %d of %d timed runs throttled\n",
-                        i == 0 ? "winner" : b.baselines[i - 1].name.c_str(), 1e3 * ms[i].energy_j, ms[i].power_w,
-                        ms[i].sm_clock_mhz, ms[i].throttled_runs, static_cast<int>(ms[i].sm_clocks_mhz.size()));
-      }
+      write_winner(*file, "/winner", final_comparison(*s, *best, groups.mixed() ? groups.kind_of()[0] + " " : "", code));
     }
+    for (int leader : other_leaders) {  // the other groups' winners, compared by their leaders
+      const json w = json::parse(receive_text(comm, leader));
+      if (w.is_null()) continue;
+      std::string name = groups.kind_of()[static_cast<std::size_t>(leader)];
+      std::replace(name.begin(), name.end(), '/', '-');
+      write_winner(*file, "/winners/" + name, w);
+      code = std::max(code, w.at("code").get<int>());
+    }
+    file->flush();
     file->set_attributes("/", {{"finished", "true"}});
     checkpoints->finish();
     std::error_code ignored;
@@ -912,9 +1009,10 @@ int search(MPI_Comm comm, const search_start& st) {
     file.reset();
   }
   MPI_Request done;
-  MPI_Ibcast(&code, 1, MPI_INT, 0, comm, &done);
+  int worst = code;  // any group's winner that failed its final check
+  MPI_Iallreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm, &done);
   wait_politely(done);
-  return code;
+  return worst;
 }
 
 }  // namespace

@@ -217,6 +217,13 @@ resume_plan read_resume_plan(const std::string& path) {
   p.checkpoints = static_cast<int>(f.number_attribute("/checkpoint", "checkpoints_written").value_or(0));
   p.checkpoint_time_s = f.number_attribute("/checkpoint", "checkpoint_time_s").value_or(0);
   if (p.islands < 1) throw error(path, "/checkpoint says the run has no islands");
+  if (const auto kinds = f.string_attribute("/", "island_kinds")) {
+    const auto list = nlohmann::json::parse(*kinds, nullptr, false);
+    if (list.is_array())
+      for (const auto& k : list)
+        if (k != list.front())
+          throw error(path, "the run mixed families or backends (" + *kinds + "): resuming such a job is not supported yet");
+  }
   p.baseline_rows = static_cast<int>(f.rows("/baselines"));
 
   p.per_island.resize(static_cast<std::size_t>(p.islands));

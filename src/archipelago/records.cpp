@@ -36,6 +36,20 @@ void from_json(const json& j, candidate_row& r) {
   r.device_time_s = num(j.at("device_time_s")); r.energy_j = num(j.at("energy_j")); r.power_w = num(j.at("power_w"));
   r.sm_clock_mhz = num(j.at("sm_clock_mhz")); r.throttled_runs = j.at("throttled_runs");
 }
+void to_json(json& j, const baseline_row& r) {
+  j = json{{"name", r.name}, {"status", r.status}, {"reason", r.reason}, {"source_hash", r.source_hash},
+           {"setup_time_s", num(r.setup_time_s)}, {"time_median_s", num(r.time_median_s)}, {"time_min_s", num(r.time_min_s)},
+           {"time_spread_s", num(r.time_spread_s)}, {"repetitions", r.repetitions}, {"rel_error", num(r.rel_error)},
+           {"roofline_fraction", num(r.roofline_fraction)}, {"energy_j", num(r.energy_j)}, {"power_w", num(r.power_w)},
+           {"sm_clock_mhz", num(r.sm_clock_mhz)}, {"throttled_runs", r.throttled_runs}, {"island", r.island}};
+}
+void from_json(const json& j, baseline_row& r) {
+  r.name = j.at("name"); r.status = j.at("status"); r.reason = j.at("reason"); r.source_hash = j.at("source_hash");
+  r.setup_time_s = num(j.at("setup_time_s")); r.time_median_s = num(j.at("time_median_s")); r.time_min_s = num(j.at("time_min_s"));
+  r.time_spread_s = num(j.at("time_spread_s")); r.repetitions = j.at("repetitions"); r.rel_error = num(j.at("rel_error"));
+  r.roofline_fraction = num(j.at("roofline_fraction")); r.energy_j = num(j.at("energy_j")); r.power_w = num(j.at("power_w"));
+  r.sm_clock_mhz = num(j.at("sm_clock_mhz")); r.throttled_runs = j.at("throttled_runs"); r.island = j.at("island");
+}
 void to_json(json& j, const population_row& r) {
   j = json{{"island", r.island}, {"generation", r.generation}, {"rank", r.rank}, {"candidate_id", r.candidate_id}, {"fitness", num(r.fitness)}};
 }

@@ -5,7 +5,17 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "store/results_file.hpp"
+
+namespace galapagos::store {
+// JSON forms of rows that travel between ranks (NaN travels as null).
+void to_json(nlohmann::json& j, const candidate_row& r);
+void from_json(const nlohmann::json& j, candidate_row& r);
+void to_json(nlohmann::json& j, const baseline_row& r);
+void from_json(const nlohmann::json& j, baseline_row& r);
+}  // namespace galapagos::store
 
 namespace galapagos::archipelago {
 

@@ -15,57 +15,13 @@
 #include <utility>
 #include <variant>
 
+#include "store/hdf5_handle.hpp"
 #include "util/error.hpp"
 
 namespace galapagos::store {
 namespace detail {
 
 constexpr hsize_t chunk_rows = 256;
-
-// Owns one HDF5 identifier and releases it with the matching H5?close function.
-class handle {
- public:
-  using closer = herr_t (*)(hid_t);
-  handle() = default;
-  handle(hid_t id, closer close) : id_(id), close_(close) {}
-  handle(handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
-  handle& operator=(handle&& o) noexcept {
-    if (this != &o) {
-      reset();
-      id_ = std::exchange(o.id_, H5I_INVALID_HID);
-      close_ = o.close_;
-    }
-    return *this;
-  }
-  handle(const handle&) = delete;
-  handle& operator=(const handle&) = delete;
-  ~handle() { reset(); }
-
-  hid_t get() const { return id_; }
-  void reset() {
-    if (id_ >= 0) close_(id_);
-    id_ = H5I_INVALID_HID;
-  }
-
- private:
-  hid_t id_ = H5I_INVALID_HID;
-  closer close_ = nullptr;
-};
-
-// The most specific message on HDF5's error stack, on one line.
-std::string hdf5_message() {
-  std::string message;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_UPWARD,
-      [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
-        if (n == 0 && e->desc != nullptr) *static_cast<std::string*>(out) = e->desc;
-        return 0;
-      },
-      &message);
-  for (char& c : message)
-    if (c == '\n' || c == '\r') c = ' ';
-  return message.empty() ? "unknown HDF5 error" : message;
-}
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
   throw galapagos::error(path, "cannot " + what + " (" + hdf5_message() + ")");
@@ -188,7 +144,7 @@ struct table_def<baseline_row> {
       {"time_min_s", &R::time_min_s}, {"time_spread_s", &R::time_spread_s},
       {"repetitions", &R::repetitions}, {"rel_error", &R::rel_error},
       {"roofline_fraction", &R::roofline_fraction}, {"energy_j", &R::energy_j}, {"power_w", &R::power_w},
-      {"sm_clock_mhz", &R::sm_clock_mhz}, {"throttled_runs", &R::throttled_runs},
+      {"sm_clock_mhz", &R::sm_clock_mhz}, {"throttled_runs", &R::throttled_runs}, {"island", &R::island},
   });
 };
 

@@ -51,6 +51,7 @@ struct baseline_row {
   double roofline_fraction = 0;
   double energy_j = 0, power_w = 0, sm_clock_mhz = 0;  // as in candidate_row
   std::int32_t throttled_runs = 0;
+  std::int32_t island = 0;  // the island that measured it: the first of its family and backend
 };
 
 struct population_row {  // one member of an island's population after a generation

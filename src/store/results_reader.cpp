@@ -6,45 +6,15 @@
 #include <filesystem>
 #include <utility>
 
+#include "store/hdf5_handle.hpp"
 #include "util/error.hpp"
 
 namespace galapagos::store {
 
 namespace {
 
-// Owns one HDF5 identifier and releases it with the matching H5?close function.
-class id_handle {
- public:
-  using closer = herr_t (*)(hid_t);
-  id_handle(hid_t id, closer close) : id_(id), close_(close) {}
-  id_handle(id_handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
-  id_handle(const id_handle&) = delete;
-  id_handle& operator=(const id_handle&) = delete;
-  ~id_handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  closer close_;
-};
-
-// The most specific message on HDF5's error stack, on one line.
-std::string hdf5_message() {
-  std::string message;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_UPWARD,
-      [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
-        if (n == 0 && e->desc != nullptr) *static_cast<std::string*>(out) = e->desc;
-        return 0;
-      },
-      &message);
-  for (char& c : message)
-    if (c == '\n' || c == '\r') c = ' ';
-  return message.empty() ? "unknown HDF5 error" : message;
-}
+using id_handle = detail::handle;
+using detail::hdf5_message;
 
 std::string format_number(double v) {
   char buf[32];

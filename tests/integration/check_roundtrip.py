@@ -19,7 +19,7 @@ FIELDS = {
                    "throttled_runs"],
     "baselines": ["name", "status", "reason", "source_hash", "setup_time_s", "time_median_s", "time_min_s",
                   "time_spread_s", "repetitions", "rel_error", "roofline_fraction", "energy_j", "power_w",
-                  "sm_clock_mhz", "throttled_runs"],
+                  "sm_clock_mhz", "throttled_runs", "island"],
     "populations": ["island", "generation", "rank", "candidate_id", "fitness"],
     "migrations": ["generation", "from_island", "to_island", "candidate_id", "params", "fitness"],
     "generations": ["island", "generation", "evaluated", "failed", "best_time_s",
@@ -69,10 +69,10 @@ EXPECTED = {
     "baselines": [
         dict(zip(FIELDS["baselines"],
                  ["naive", "ok", "", "0b1e77", 0.0, 0.006, 0.0055, 2e-5, 11, 0.0, 0.25, 3.5, 600.0,
-                  1755.0, 2])),
+                  1755.0, 2, 0])),
         dict(zip(FIELDS["baselines"],
                  ["vendor", "crash", "signal 11 (SIGSEGV)", "", NAN, NAN, NAN, NAN, 0, NAN, NAN, NAN,
-                  NAN, NAN, 0])),
+                  NAN, NAN, 0, 1])),
     ],
     "populations": [dict(zip(FIELDS["populations"], row)) for row in
                     [(0, 1, 0, 1, 0.002), (0, 1, 1, 0, 0.004), (1, 1, 0, 2, INF),
