@@ -1,0 +1,227 @@
+// The LLM client against a real HTTP server on loopback (tools/llm_test_server.py) that speaks
+// the Chat Completions API with scripted answers: success and usage, retries on 429 (honouring
+// Retry-After) and 5xx, time-outs, malformed answers, the budget, and the key kept secret.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "propose/llm/client.hpp"
+#include "util/error.hpp"
+
+namespace gp = galapagos::propose;
+using nlohmann::json;
+
+extern char** environ;
+
+namespace {
+
+const std::filesystem::path source_dir = GALAPAGOS_SOURCE_DIR;
+const char* const secret = "sk-test-do-not-leak-5f1e";
+
+// One scripted server for one test: started on a free loopback port, killed at the end.
+class scripted_server {
+ public:
+  explicit scripted_server(const json& answers) {
+    dir_ = std::filesystem::temp_directory_path() / ("galapagos-llm-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "script.json") << answers.dump();
+    const std::string server = (source_dir / "tools/llm_test_server.py").string();
+    const std::string script = (dir_ / "script.json").string(), port = (dir_ / "port").string(), log = (dir_ / "log").string();
+    std::vector<char*> argv = {const_cast<char*>("/usr/bin/python3"), const_cast<char*>(server.c_str()),
+                               const_cast<char*>(script.c_str()), const_cast<char*>(port.c_str()),
+                               const_cast<char*>(log.c_str()), nullptr};
+    if (posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0) throw std::runtime_error("cannot start the server");
+    for (int i = 0; i < 200 && !std::filesystem::exists(dir_ / "port"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    std::ifstream in(dir_ / "port");
+    in >> port_;
+    if (port_ == 0) throw std::runtime_error("the server did not start");
+  }
+  ~scripted_server() {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    std::filesystem::remove_all(dir_);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1/chat/completions"; }
+  std::vector<json> requests() const {
+    std::vector<json> out;
+    std::ifstream in(dir_ / "log");
+    for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+    return out;
+  }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path dir_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+json completion(const std::string& text, int prompt_tokens = 100, int completion_tokens = 20) {
+  return {{"status", 200},
+          {"body",
+           {{"id", "cmpl-1"},
+            {"object", "chat.completion"},
+            {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}, {"finish_reason", "stop"}}}},
+            {"usage", {{"prompt_tokens", prompt_tokens}, {"completion_tokens", completion_tokens}}}}}};
+}
+
+gp::llm_endpoint endpoint(const scripted_server& s) {
+  setenv("GALAPAGOS_TEST_LLM_KEY", secret, 1);
+  gp::llm_endpoint e;
+  e.url = s.url();
+  e.model = "test-model";
+  e.temperature = 0.25;
+  e.max_tokens = 512;
+  e.timeout_s = 5;
+  e.api_key_env = "GALAPAGOS_TEST_LLM_KEY";
+  e.backoff_initial_s = 0.05;
+  e.backoff_max_s = 2;
+  e.price_prompt_per_mtok = 2.0;
+  e.price_completion_per_mtok = 8.0;
+  return e;
+}
+
+const std::vector<gp::chat_message> ask = {{"system", "You rewrite kernels."}, {"user", "Make it faster."}};
+
+}  // namespace
+
+TEST(LlmClient, AnswersWithUsageCostAndTheRequestAsTheApiWantsIt) {
+  scripted_server s(json::array({completion("// faster\n", 1000, 250)}));
+  gp::llm_client c(endpoint(s), {});
+  const auto r = c.chat(ask);
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  EXPECT_EQ(r.text, "// faster\n");
+  EXPECT_EQ(r.attempts, 1);
+  EXPECT_EQ(r.prompt_tokens, 1000);
+  EXPECT_EQ(r.completion_tokens, 250);
+  EXPECT_DOUBLE_EQ(r.cost, (1000 * 2.0 + 250 * 8.0) / 1e6);
+  EXPECT_EQ(c.tokens_spent(), 1250);
+  const auto reqs = s.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0]["path"], "/v1/chat/completions");
+  EXPECT_EQ(reqs[0]["headers"]["Authorization"], std::string("Bearer ") + secret);
+  const json body = json::parse(reqs[0]["body"].get<std::string>());
+  EXPECT_EQ(body["model"], "test-model");
+  EXPECT_EQ(body["max_tokens"], 512);
+  EXPECT_DOUBLE_EQ(body["temperature"].get<double>(), 0.25);
+  EXPECT_EQ(body["messages"][1]["content"], "Make it faster.");
+}
+
+TEST(LlmClient, RetriesTooManyRequestsAfterTheServersRetryAfter) {
+  scripted_server s(json::array({{{"status", 429}, {"headers", {{"Retry-After", "1"}}}, {"body", "slow down"}}, completion("ok")}));
+  gp::llm_client c(endpoint(s), {});
+  const auto r = c.chat(ask);
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_GE(r.latency_s, 0.95);  // the server asked for a second; the backoff alone waits 0.05 s
+}
+
+TEST(LlmClient, RetriesServerErrorsWithBackoffAndGivesUpAfterTheLastAttempt) {
+  scripted_server s(json::array({{{"status", 500}, {"body", "oops"}}, {{"status", 503}, {"body", "busy"}}, completion("ok")}));
+  gp::llm_client c(endpoint(s), {});
+  const auto r = c.chat(ask);
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  EXPECT_EQ(r.attempts, 3);
+
+  scripted_server down(json::array({{{"status", 502}, {"body", "a"}}, {{"status", 502}, {"body", "b"}}}));
+  auto e = endpoint(down);
+  e.max_attempts = 2;
+  gp::llm_client c2(e, {});
+  const auto failed = c2.chat(ask);
+  EXPECT_EQ(failed.status, "http_error");
+  EXPECT_EQ(failed.http_status, 502);
+  EXPECT_EQ(failed.attempts, 2);
+  EXPECT_NE(failed.reason.find("2 attempts"), std::string::npos) << failed.reason;
+
+  scripted_server refused(json::array({{{"status", 400}, {"body", "bad request"}}}));
+  gp::llm_client c3(endpoint(refused), {});
+  EXPECT_EQ(c3.chat(ask).attempts, 1) << "a client error is not retried";
+}
+
+TEST(LlmClient, SlowAnswersTimeOut) {
+  auto slow = completion("late");
+  slow["delay_s"] = 3;
+  scripted_server s(json::array({slow, slow}));
+  auto e = endpoint(s);
+  e.timeout_s = 0.5;
+  e.max_attempts = 2;
+  gp::llm_client c(e, {});
+  const auto r = c.chat(ask);
+  EXPECT_EQ(r.status, "timeout");
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_LT(r.latency_s, 3.0);
+}
+
+TEST(LlmClient, MalformedAnswersAreAStatus) {
+  scripted_server s(json::array({{{"status", 200}, {"body", "this is not json"}},
+                                 {{"status", 200}, {"body", {{"choices", json::array()}}}}}));
+  gp::llm_client c(endpoint(s), {});
+  for (int i = 0; i < 2; ++i) {
+    const auto r = c.chat(ask);
+    EXPECT_EQ(r.status, "malformed");
+    EXPECT_EQ(r.attempts, 1);
+    EXPECT_FALSE(r.reason.empty());
+  }
+}
+
+TEST(LlmClient, TheBudgetStopsTheCalls) {
+  scripted_server s(json::array({completion("a", 100, 20), completion("b", 100, 20), completion("c", 100, 20)}));
+  gp::llm_client c(endpoint(s), {200, 0});
+  EXPECT_EQ(c.chat(ask).status, "ok");
+  EXPECT_EQ(c.chat(ask).status, "ok");  // 240 tokens spent: over the 200 of the budget
+  EXPECT_TRUE(c.exhausted());
+  const auto r = c.chat(ask);
+  EXPECT_EQ(r.status, "budget_exhausted");
+  EXPECT_EQ(r.attempts, 0);
+  EXPECT_EQ(s.requests().size(), 2u) << "no request once the budget is spent";
+
+  scripted_server money(json::array({completion("a", 1000000, 0), completion("b")}));
+  gp::llm_client by_cost(endpoint(money), {0, 1.5});  // the first call costs 2.0
+  EXPECT_EQ(by_cost.chat(ask).status, "ok");
+  EXPECT_EQ(by_cost.chat(ask).status, "budget_exhausted");
+}
+
+TEST(LlmClient, TheKeyNeverAppearsInWhatTheClientReturns) {
+  // A server that echoes the key back, in an error and in an answer.
+  scripted_server s(json::array({{{"status", 401}, {"body", std::string("invalid key ") + secret}},
+                                 completion(std::string("your key is ") + secret)}));
+  gp::llm_client c(endpoint(s), {});
+  const auto denied = c.chat(ask);
+  EXPECT_EQ(denied.status, "http_error");
+  EXPECT_EQ(denied.reason.find(secret), std::string::npos) << denied.reason;
+  EXPECT_NE(denied.reason.find("***"), std::string::npos);
+  const auto echoed = c.chat(ask);
+  EXPECT_EQ(echoed.text.find(secret), std::string::npos);
+
+  unsetenv("GALAPAGOS_TEST_LLM_UNSET");
+  auto e = endpoint(s);
+  e.api_key_env = "GALAPAGOS_TEST_LLM_UNSET";
+  try {
+    gp::llm_client missing(e, {});
+    FAIL() << "a named but unset key variable must be an error";
+  } catch (const galapagos::error& err) {
+    EXPECT_NE(std::string(err.what()).find("GALAPAGOS_TEST_LLM_UNSET"), std::string::npos) << err.what();
+  }
+}
+
+TEST(LlmClient, NoServerIsANetworkError) {
+  scripted_server s(json::array());
+  auto e = endpoint(s);
+  e.url = "http://127.0.0.1:1/v1/chat/completions";  // nothing listens on port 1
+  e.max_attempts = 2;
+  gp::llm_client c(e, {});
+  const auto r = c.chat(ask);
+  EXPECT_EQ(r.status, "network_error");
+  EXPECT_EQ(r.attempts, 2);
+}
