@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 #include "util/error.hpp"
 #include "util/hash.hpp"
@@ -116,6 +118,36 @@ std::string temporary_name(const std::filesystem::path& p) {
   return p.string() + ".tmp" + std::to_string(getpid()) + "." + std::to_string(counter++);
 }
 
+// Adds to the build key every header the text reaches through #include "..." (resolved beside
+// the including file first, then in the include folders), recursively: editing a header that
+// sources share through a relative path (kernels/<family>/cuda_hip/...) then rebuilds them.
+void add_quoted_includes(util::content_hash& key, const std::string& text, const std::filesystem::path& dir,
+                         const std::vector<std::string>& include_dirs, std::set<std::filesystem::path>& seen) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::size_t i = line.find_first_not_of(" \t");
+    if (i == std::string::npos || line[i] != '#') continue;
+    i = line.find_first_not_of(" \t", i + 1);
+    if (i == std::string::npos || line.compare(i, 7, "include") != 0) continue;
+    const std::size_t open = line.find('"', i + 7), close = open == std::string::npos ? open : line.find('"', open + 1);
+    if (close == std::string::npos) continue;  // <...>: a system header
+    const std::string name = line.substr(open + 1, close - open - 1);
+    std::vector<std::filesystem::path> places = {dir / name};
+    for (const auto& d : include_dirs) places.push_back(std::filesystem::path(d) / name);
+    for (const auto& place : places) {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(place, ec)) continue;
+      const auto file = std::filesystem::weakly_canonical(place, ec);
+      if (seen.insert(file).second) {
+        const std::string header = util::read_file(file.string());
+        key.add(name).add(header);
+        add_quoted_includes(key, header, file.parent_path(), include_dirs, seen);
+      }
+      break;
+    }
+  }
+}
+
 void write_text(const std::filesystem::path& p, const std::string& text) {
   const auto tmp = temporary_name(p);
   {
@@ -143,6 +175,9 @@ build_result builder::build(const build_request& r) const {
     for (const auto& e : std::filesystem::directory_iterator(dir, std::filesystem::directory_options::skip_permission_denied))
       if (e.is_regular_file() && (e.path().extension() == ".h" || e.path().extension() == ".hpp"))
         key.add(e.path().filename().string()).add(util::read_file(e.path().string()));
+  std::set<std::filesystem::path> seen;
+  add_quoted_includes(key, text, r.source.empty() ? std::filesystem::current_path() : std::filesystem::absolute(r.source).parent_path(),
+                      include_dirs, seen);
   for (const std::vector<std::string>* list : std::initializer_list<const std::vector<std::string>*>{&r.flags, &shared, &r.defines, &include_dirs, &r.libs})
     for (const auto& s : *list) key.add(s);
   out.key = key.hex();

@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <thread>
 #include <unistd.h>
 
@@ -206,6 +207,29 @@ TEST(GpuMonitor, PowerComesFromTheStepsOfTheEnergyCounter) {
   EXPECT_FALSE(ge::gpu_monitor::throttled(0x0));
   EXPECT_EQ(ge::gpu_monitor::open(""), nullptr);
   EXPECT_EQ(ge::gpu_monitor::open("ffff:ff:1f.7"), nullptr);  // no such device, with or without NVML
+}
+
+TEST(Builder, AHeaderIncludedByRelativePathIsPartOfTheKey) {
+  // kernels/<family>/cuda/x.cu includes "../cuda_hip/x.hpp": editing the shared header rebuilds.
+  const auto dir = std::filesystem::temp_directory_path() / ("galapagos-test-includes-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "cpu");
+  std::filesystem::create_directories(dir / "shared");
+  std::ofstream(dir / "shared/value.hpp") << "#pragma once\n#include \"inner.hpp\"\n";
+  std::ofstream(dir / "shared/inner.hpp") << "inline double value() { return 1.0; }\n";
+  std::ofstream(dir / "cpu/kernel.cpp") << "#include \"../shared/value.hpp\"\ndouble use() { return value(); }\n";
+  ge::builder b("g++", dir / "cache");
+  ge::build_request r;
+  r.source = dir / "cpu/kernel.cpp";
+  r.flags = {"-O1"};
+  const auto first = b.build(r);
+  ASSERT_TRUE(first.ok) << first.log;
+  EXPECT_TRUE(b.build(r).cached);
+  std::ofstream(dir / "shared/inner.hpp") << "inline double value() { return 2.0; }\n";  // two levels down
+  const auto edited = b.build(r);
+  EXPECT_NE(edited.key, first.key);
+  EXPECT_FALSE(edited.cached);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Builder, ProgramsStartWithTheStopSignalsBlocked) {
