@@ -528,10 +528,10 @@ void evaluator::measure_energy(session& s, problem& p, measurement& m) {
   const double burst_s = settings_.timing.energy_burst_s;
   if (!monitor_ || burst_s <= 0 || !(m.time_median_s > 0)) return;
   const int repeat = static_cast<int>(std::clamp(std::ceil(burst_s / m.time_median_s), 1.0, double(1 << 20)));
+  if (s.set_up[&p] != p.instance()) return;  // the timing runs set this instance up
   protocol::request q = p.run_request();
   p.stage();
   if (!request(s, protocol::request_kind::stage, &q, m)) return;
-  if (s.set_up[&p] != p.instance()) return;  // the timing runs set this instance up
   q.kind = protocol::request_kind::run;
   q.repeat = repeat;
   gpu_monitor::recorder rec(*monitor_, 0.002);
