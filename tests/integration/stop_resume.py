@@ -51,6 +51,15 @@ def ranks_of(proc):
     return []
 
 
+def signal_ranks(ranks, sig):
+    """Sends sig to each rank still running (one may have ended on its own: the run finished)."""
+    for r in ranks:
+        try:
+            os.kill(r, sig)
+        except ProcessLookupError:
+            pass
+
+
 def checkpoint_state(path):
     with h5py.File(path, "r") as f:
         ck = f["checkpoint"]
@@ -87,12 +96,11 @@ while not finished and session < 30:
     t_signal = time.monotonic()
     if proc.poll() is None:
         if way == "SIGTERM to one rank":
-            os.kill(rnd.choice(ranks), signal.SIGTERM)
+            signal_ranks([rnd.choice(ranks)], signal.SIGTERM)
         elif way == "SIGUSR1 to mpirun":
             proc.send_signal(signal.SIGUSR1)
         else:
-            for r in ranks:
-                os.kill(r, signal.SIGTERM)
+            signal_ranks(ranks, signal.SIGTERM)
     output = proc.communicate(timeout=120)[0]
     took_s = time.monotonic() - t_signal
     if proc.returncode != 0:
@@ -142,8 +150,7 @@ for line in proc.stdout:  # wait until generation 1 is checkpointed, then stop i
         break
 time.sleep(0.3)
 t_signal = time.monotonic()
-for r in ranks:
-    os.kill(r, signal.SIGTERM)
+signal_ranks(ranks, signal.SIGTERM)
 rest = proc.communicate(timeout=60)[0]
 took_s = time.monotonic() - t_signal
 output = "".join(lines) + rest
