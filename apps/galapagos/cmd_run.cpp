@@ -38,6 +38,7 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
   opts.add_options()("help,h", "this help")("out", po::value<std::string>(), "results file (HDF5), overrides [run] out")(
       "budget", po::value<int>(), "evaluations per island, overrides [search] budget")(
       "seed", po::value<std::uint64_t>(), "search seed, overrides [search] seed")("quiet", "only the summary")(
+      "verbose", "every candidate, and one plain line per generation even on a terminal")(
       "replay", po::value<std::string>(), "serve measurements from this recorded results file instead of measuring")(
       "replay-delay", po::value<double>(), "seconds each replayed evaluation takes (default 0)");
   po::options_description hidden;
@@ -73,6 +74,11 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
   }
   if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
   o.quiet = vm.count("quiet") > 0;
+  o.verbose = vm.count("verbose") > 0;
+  if (o.quiet && o.verbose) {
+    std::fprintf(stderr, "galapagos run: --quiet and --verbose exclude each other\n");
+    return 2;
+  }
   if (vm.count("replay")) o.replay = vm["replay"].as<std::string>();
   if (vm.count("replay-delay")) {
     o.replay_delay_s = vm["replay-delay"].as<double>();
@@ -86,7 +92,8 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
 
 int resume_command(const std::vector<std::string>& args, int argc, char** argv) {
   po::options_description opts("galapagos resume FILE");
-  opts.add_options()("help,h", "this help")("quiet", "only the summary");
+  opts.add_options()("help,h", "this help")("quiet", "only the summary")(
+      "verbose", "every candidate, and one plain line per generation even on a terminal");
   po::options_description hidden;
   hidden.add_options()("file", po::value<std::string>());
   po::options_description all;
@@ -109,8 +116,12 @@ int resume_command(const std::vector<std::string>& args, int argc, char** argv) 
     std::fprintf(stderr, "galapagos resume: a results FILE is required (the HDF5 file of the run to continue)\n");
     return 2;
   }
-  const bool quiet = vm.count("quiet") > 0;
-  return with_mpi(argc, argv, [&] { return archipelago::resume_search(MPI_COMM_WORLD, vm["file"].as<std::string>(), quiet); });
+  const bool quiet = vm.count("quiet") > 0, verbose = vm.count("verbose") > 0;
+  if (quiet && verbose) {
+    std::fprintf(stderr, "galapagos resume: --quiet and --verbose exclude each other\n");
+    return 2;
+  }
+  return with_mpi(argc, argv, [&] { return archipelago::resume_search(MPI_COMM_WORLD, vm["file"].as<std::string>(), quiet, verbose); });
 }
 
 }  // namespace galapagos::cli

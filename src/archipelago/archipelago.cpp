@@ -16,6 +16,7 @@
 #include "archipelago/channels.hpp"
 #include "archipelago/checkpoint.hpp"
 #include "archipelago/groups.hpp"
+#include "archipelago/progress.hpp"
 #include "archipelago/records.hpp"
 #include "archipelago/replay.hpp"
 #include "archipelago/run_config.hpp"
@@ -26,6 +27,7 @@
 #include "eval/node_lock.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
+#include "propose/llm/variant.hpp"
 #include "store/publish.hpp"
 #include "store/results_file.hpp"
 #include "util/build_info.hpp"
@@ -106,15 +108,34 @@ class scope_timer {
   std::chrono::steady_clock::time_point t0_;
 };
 
+// A point of the island's space and the candidate it came from (-1: none; -2: bred here).
+struct todo_item {
+  core::point p;
+  std::int64_t parent = -1;
+};
+
 class island_runner {
  public:
   island_runner(setup& s, message_channel& migrants, message_channel& records, stop_request& stop, double best_baseline_s,
-                std::string best_baseline_name, bool quiet)
+                std::string best_baseline_name, bool quiet, bool verbose = false)
       : s_(s), migrants_(migrants), records_(records), stop_(stop), best_baseline_s_(best_baseline_s),
         best_baseline_name_(std::move(best_baseline_name)), quiet_(quiet),
+        progress_(progress_display::for_rank(migrants.rank(), quiet ? verbosity::quiet : verbose ? verbosity::verbose : verbosity::normal)),
         island_(*s.space, s.config.ga, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(migrants.rank()))),
         scheduled_(s.replay != nullptr && s.config.migration.arrival == "auto") {
     const int me = migrants.rank();
+    const auto& tmpl = s.family.backend(s.config.backend).tmpl;
+    const std::string text = util::read_file(tmpl.source.string());
+    variants_.push_back({util::hash_text(text), text, nullptr});
+    variant_of_hash_[variants_[0].hash] = 0;
+    if (s.config.llm.enabled()) {
+      auto settings = s.config.llm;
+      int islands = 1;
+      MPI_Comm_size(MPI_COMM_WORLD, &islands);
+      settings.budget.max_tokens /= islands;  // the run's budget, split evenly
+      settings.budget.max_cost /= islands;
+      llm_ = std::make_unique<propose::llm_proposer>(settings, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(me), 29));
+    }
     if (s.config.migration.count > 0) {
       targets_ = s.migration_targets.at(static_cast<std::size_t>(me));
       for (int i = 0; i < static_cast<int>(s.migration_targets.size()); ++i)
@@ -133,33 +154,54 @@ class island_runner {
     const auto& cfg = s_.config;
     while (static_cast<int>(island_.evaluated()) < cfg.budget) {
       const int room = cfg.budget - static_cast<int>(island_.evaluated());
-      std::vector<std::pair<core::genome, std::int64_t>> todo;  // genome, parent id (-1: none)
-      std::vector<std::pair<core::genome, std::int64_t>> arrived;
+      std::vector<todo_item> todo;
+      std::vector<todo_item> arrived;
       {
         scope_timer timed(spent_.migration_s);
         arrived = take_immigrants();
       }
-      for (auto& [g, parent] : arrived)
-        if (static_cast<int>(todo.size()) < room && !island_.seen(g)) {
-          island_.mark_seen(g);
-          todo.emplace_back(g, parent);
+      for (auto& a : arrived)
+        if (static_cast<int>(todo.size()) < room && !island_.seen(a.p)) {
+          island_.mark_seen(a.p);
+          todo.push_back(a);
         }
       const int want = std::min(room - static_cast<int>(todo.size()), island_.generation() == 0 ? cfg.ga.population : cfg.ga.offspring);
-      for (auto& g : island_.propose(std::max(want, 0))) todo.emplace_back(std::move(g), -2);
-      if (todo.empty()) break;  // the space is exhausted
+      // The LLM's share of this generation's new candidates (none in the first: it needs a parent).
+      const int by_llm = llm_ && !llm_->exhausted() && island_.generation() > 0 && want > 0
+                             ? std::max(1, static_cast<int>(std::lround(want * cfg.llm.share))) : 0;
+      int genetic = std::max(want - by_llm, 0);
+      // An accepted rewrite's new parameters are tried at each of their values first.
+      for (; genetic > 0 && !declared_to_try_.empty(); declared_to_try_.erase(declared_to_try_.begin()))
+        if (!island_.seen(declared_to_try_.front())) {
+          island_.mark_seen(declared_to_try_.front());
+          todo.push_back({declared_to_try_.front(), -2});
+          --genetic;
+        }
+      for (auto& p : island_.propose_points(genetic)) todo.push_back({std::move(p), -2});
+      if (todo.empty() && by_llm == 0) break;  // the space is exhausted
       std::vector<eval::candidate_source> upcoming;  // built on spare cores while the device measures
-      for (const auto& [g, parent] : todo) upcoming.push_back(candidate_of(g));
+      for (const auto& t : todo) upcoming.push_back(candidate_of(t.p));
       if (!s_.replay) s_.evaluator->compile_ahead(upcoming);
       bool abandoned = false;  // a stop request left no time for the rest of this generation
-      for (const auto& [g, parent] : todo) {
-        if (halted_ || (stop_.poll() && stop_.out_of_time(longest_eval_s_))) {
+      auto out_of_time = [&] { return halted_ || (stop_.poll() && stop_.out_of_time(longest_eval_s_)); };
+      for (const auto& t : todo) {
+        if (out_of_time()) {
           abandoned = true;
           break;
         }
         const auto e0 = std::chrono::steady_clock::now();
-        evaluate(g, parent);
+        evaluate(t.p, t.parent, t.parent >= 0 ? "migrant" : (island_.generation() == 0 ? "random" : "offspring"));
         longest_eval_s_ = std::max(longest_eval_s_, std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
       }
+      const int evaluated_before_llm = evaluated_;
+      for (int k = 0; k < by_llm && !abandoned && static_cast<int>(island_.evaluated()) < cfg.budget && !llm_->exhausted(); ++k) {
+        if (out_of_time()) {
+          abandoned = true;
+          break;
+        }
+        vary_with_llm();
+      }
+      if (todo.empty() && evaluated_ == evaluated_before_llm) break;  // the space is exhausted and the model adds nothing
       if (abandoned) {  // the last checkpoint of this island stands; its rows of this generation go
         if (!halted_)
           std::printf("island %d: generation %d dropped: the grace period ends before it could complete\n", rank,
@@ -169,6 +211,9 @@ class island_runner {
         break;
       }
       island_.advance();
+      if (best_time_ < best_at_last_generation_) stagnant_generations_ = 0;
+      else ++stagnant_generations_;
+      best_at_last_generation_ = best_time_;
       const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       report_generation(wall_s);
       if (migration_due(island_.generation())) {
@@ -205,7 +250,7 @@ class island_runner {
       std::vector<eval::profile_metric> metrics;
       {
         eval::node_lock_guard hold(*s_.lock);
-        metrics = s_.evaluator->profile(candidate_of(ind.g), why);
+        metrics = s_.evaluator->profile(candidate_of({ind.variant, ind.g}), why);
       }
       for (const auto& pm : metrics)
         batch_.profiles.push_back({ind.id, migrants_.rank(), pm.kernel, pm.launch, pm.metric, pm.unit, pm.value});
@@ -231,6 +276,7 @@ class island_runner {
   }
   void absorb(const std::string& text) {
     const record_batch b = decode(text);
+    for (const auto& [hash, source] : b.sources) known_sources_.emplace(hash, source);
     for (const auto& c : b.candidates)  // ties go to the lower id, so a replayed run picks the same winner
       if (c.status == "ok" && in_group(c.island) && (!best_row_ || c.time_median_s < best_row_->time_median_s ||
                                (c.time_median_s == best_row_->time_median_s && c.id < best_row_->id)))
@@ -242,6 +288,15 @@ class island_runner {
     }
   }
   const std::optional<store::candidate_row>& best_row() const { return best_row_; }
+  // The text of a source variant this island made or received, or whose rows it wrote (rank 0);
+  // empty for the family's template and for sources it never saw.
+  std::string variant_source(const std::string& hash) const {
+    if (const auto it = variant_of_hash_.find(hash); it != variant_of_hash_.end())
+      return it->second == 0 ? "" : variants_[static_cast<std::size_t>(it->second)].text;
+    if (hash == variants_[0].hash) return "";
+    const auto it = known_sources_.find(hash);
+    return it == known_sources_.end() ? "" : it->second;
+  }
   // The best correct candidate this island evaluated in this session.
   const std::optional<store::candidate_row>& best_own() const { return best_own_; }
   // The islands of this one's family and backend (rank 0 picks its group's winner among them).
@@ -250,6 +305,8 @@ class island_runner {
   void set_checkpoints(checkpoint_writer* w) { checkpoints_ = w; }
   // Whether the island searched to its end (budget spent or space exhausted), not stopped.
   bool completed() const { return !stopped_; }
+  // Whether rank 0 redraws a live progress line (then checkpoints are not announced one by one).
+  bool live_progress() const { return progress_.live(); }
 
   // Puts the island where the checkpoint of a resumed run left it. `best` is the best correct
   // candidate of the whole run so far (rank 0 picks the winner from it).
@@ -282,7 +339,7 @@ class island_runner {
     }
     for (const auto& m : me.migrants)
       if (std::find(sources_.begin(), sources_.end(), m.from) != sources_.end() && m.generation > migrants_through_)
-        if (const auto g = genome_from_params(*s_.space, m.params)) inbox_[m.generation][m.from].emplace_back(*g, m.id);
+        if (const auto g = genome_from_params(*s_.space, m.params)) inbox_[m.generation][m.from].push_back({{0, *g}, m.id});
     if (rank == 0 && p.best) best_row_ = p.best;
   }
 
@@ -315,8 +372,10 @@ class island_runner {
       const int gen = j.at("generation");
       if (gen <= migrants_through_) continue;  // taken in before the checkpoint this run resumed from
       auto& box = inbox_[gen][src];
-      for (const auto& ind : j.at("individuals"))
-        box.emplace_back(ind.at("genome").get<core::genome>(), ind.at("id").get<std::int64_t>());
+      for (const auto& ind : j.at("individuals")) {
+        const int variant = ind.contains("source") ? variant_for(ind.at("source").get<std::string>()) : 0;
+        box.push_back({{variant, ind.at("genome").get<core::genome>()}, ind.at("id").get<std::int64_t>()});
+      }
     }
   }
 
@@ -324,8 +383,8 @@ class island_runner {
   // waiting, so a slow island stalls nobody. Scheduled (replay): exactly those every sending
   // island sent after the same generation, waiting for them, so that a replayed run is the same
   // however its islands' timing falls.
-  std::vector<std::pair<core::genome, std::int64_t>> take_immigrants() {
-    std::vector<std::pair<core::genome, std::int64_t>> out;
+  std::vector<todo_item> take_immigrants() {
+    std::vector<todo_item> out;
     collect_migrants();
     if (!scheduled_) {
       for (auto& [gen, by_source] : inbox_) {
@@ -370,12 +429,16 @@ class island_runner {
     const int rank = migrants_.rank();
     json j{{"kind", "migrants"}, {"from", rank}, {"generation", island_.generation()}, {"individuals", json::array()}};
     const auto elites = island_.best(s_.config.migration.count);
-    for (const auto& ind : elites)
-      if (std::isfinite(ind.fitness)) j["individuals"].push_back({{"genome", ind.g}, {"id", ind.id}, {"fitness", ind.fitness}});
+    for (const auto& ind : elites) {
+      if (!std::isfinite(ind.fitness)) continue;
+      json m{{"genome", ind.g}, {"id", ind.id}, {"fitness", ind.fitness}};
+      if (ind.variant != 0) m["source"] = variants_[static_cast<std::size_t>(ind.variant)].text;  // the receiver may not know it
+      j["individuals"].push_back(std::move(m));
+    }
     for (int dest : targets_) {
       for (const auto& ind : elites)
         if (std::isfinite(ind.fitness))
-          batch_.migrations.push_back({island_.generation(), rank, dest, ind.id, s_.space->to_json(ind.g), ind.fitness});
+          batch_.migrations.push_back({island_.generation(), rank, dest, ind.id, island_.space(ind.variant).to_json(ind.g), ind.fitness});
       if (!j["individuals"].empty() || scheduled_) migrants_.send(dest, j.dump());
     }
   }
@@ -393,26 +456,49 @@ class island_runner {
     c.migrants_through = migrants_through_;
     c.sources_sent = sources_sent_;
     c.rng_state = island_.random().state();
-    c.population = population_json(*s_.space, island_.population());
+    c.population = population_json(island_, variant_hashes());
     return c;
   }
 
-  eval::candidate_source candidate_of(const core::genome& g) const {
-    return eval::candidate_from(s_.family.backend(s_.config.backend).tmpl, s_.space->values(g));
+  eval::candidate_source candidate_of(const core::point& p) const {
+    const auto& tmpl = s_.family.backend(s_.config.backend).tmpl;
+    auto c = eval::candidate_from(tmpl, island_.space(p.variant).values(p.g));
+    if (p.variant != 0) c.text = variants_[static_cast<std::size_t>(p.variant)].text;  // built beside the template
+    return c;
   }
 
-  void evaluate(const core::genome& g, std::int64_t parent) {
+  std::vector<std::string> variant_hashes() const {
+    std::vector<std::string> h;
+    for (const auto& v : variants_) h.push_back(v.hash);
+    return h;
+  }
+
+  // The island's number of a source variant, registering it (and its declared parameters) when new.
+  int variant_for(const std::string& text) {
+    const std::string hash = util::hash_text(text);
+    if (const auto it = variant_of_hash_.find(hash); it != variant_of_hash_.end()) return it->second;
+    const auto declared = propose::parse_declared_params(text, s_.space->parameters());
+    variant v{hash, text, propose::variant_space(*s_.space, declared.params)};
+    const int n = island_.add_variant(*v.space);
+    variants_.push_back(std::move(v));
+    variant_of_hash_[hash] = n;
+    batch_.sources.emplace_back(hash, text);
+    return n;
+  }
+
+  // Evaluates one point; returns its measurement and candidate id.
+  std::pair<eval::measurement, std::int64_t> evaluate(const core::point& p, std::int64_t parent, const std::string& origin) {
     const int rank = migrants_.rank();
     const auto& b = s_.family.backend(s_.config.backend);
     eval::measurement m;
     {
       scope_timer timed(spent_.evaluating_s);  // waiting for the node's lock included: the node is busy
       eval::node_lock_guard hold(*s_.lock);
-      m = measure(s_, candidate_of(g));
+      m = measure(s_, candidate_of(p));
     }
     const std::int64_t id = static_cast<std::int64_t>(rank) * 1000000 + next_id_++;
     const bool ok = m.status == "ok";
-    island_.record({g, ok ? m.time_median_s : inf, id});
+    island_.record({p.g, ok ? m.time_median_s : inf, id, p.variant});
     ++evaluated_;
     if (!ok) ++failed_;
     if (ok) best_time_ = std::min(best_time_, m.time_median_s);
@@ -420,10 +506,10 @@ class island_runner {
     r.id = id;
     r.island = rank;
     r.generation = island_.generation();
-    r.origin = parent >= 0 ? "migrant" : (island_.generation() == 0 ? "random" : "offspring");
+    r.origin = origin;
     r.status = m.status;
     r.reason = m.reason;
-    r.params = s_.space->to_json(g);
+    r.params = island_.space(p.variant).to_json(p.g);
     r.parents = parent >= 0 ? "[" + std::to_string(parent) + "]" : "[]";
     r.source_hash = m.source_hash;
     r.compile_time_s = m.compile_time_s;
@@ -448,8 +534,138 @@ class island_runner {
                                   util::read_file(b.tmpl.source.string()));
       sources_sent_ = true;
     }
-    if (!ok && !quiet_) std::fprintf(stdout, "island %d: candidate %lld %s: %s\n", rank, static_cast<long long>(id), m.status.c_str(), m.reason.substr(0, 200).c_str());
+    progress_.candidate(rank, static_cast<long long>(id), m.status, m.reason, m.time_median_s, r.params);
     drain_records();
+    return {std::move(m), id};
+  }
+
+  // One variation by the LLM proposer: a parent (the island's best, or another member of its
+  // population), the model's turns, each candidate judged like any other, every call recorded.
+  void vary_with_llm() {
+    const int rank = migrants_.rank();
+    const auto& pop = island_.population();
+    if (pop.empty()) return;
+    const auto best = island_.best(std::max(1, s_.config.llm.elites_in_prompt));
+    const core::individual parent = llm_rng_.uniform() < 0.5 || pop.size() == 1 ? best.front() : pop[static_cast<std::size_t>(llm_rng_.below(static_cast<int>(pop.size())))];
+    const auto& parent_space = island_.space(parent.variant);
+    propose::variation_request req;
+    req.parent_source = variants_[static_cast<std::size_t>(parent.variant)].text;
+    req.parent_time_s = parent.fitness;
+    req.generations_without_improvement = stagnant_generations_;
+    req.values = prompt_values();
+    req.values["parent_measurements"] = describe_individual(parent);
+    std::string elites;
+    for (const auto& e : best) elites += "- " + describe_individual(e) + "\n";
+    req.values["elites"] = elites.empty() ? "(none yet)" : elites;
+    const int variation = variations_++;
+    auto judge = [&](const std::string& text) -> propose::candidate_outcome {
+      if (static_cast<int>(island_.evaluated()) >= s_.config.budget)
+        return {false, "not_evaluated", "the island's evaluation budget is spent"};
+      const int v = variant_for(text);
+      const auto& space = island_.space(v);
+      const auto& params = space.parameters();
+      core::genome g(params.size(), 0);
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        g[i] = propose::default_value_index(text, params[i]);
+        for (std::size_t j = 0; j < parent_space.parameters().size(); ++j)  // the parent's value, where it has one
+          if (parent_space.parameters()[j].name == params[i].name) {
+            const auto& value = parent_space.parameters()[j].values[static_cast<std::size_t>(parent.g[j])];
+            const auto it = std::find(params[i].values.begin(), params[i].values.end(), value);
+            if (it != params[i].values.end()) g[i] = static_cast<int>(it - params[i].values.begin());
+          }
+      }
+      if (!space.is_valid(g)) return {false, "not_evaluated", "the parameter values " + space.to_json(g) + " break the family's constraints"};
+      if (island_.seen({v, g})) return {false, "already_evaluated", "this source with the parameters " + space.to_json(g) + " was evaluated before"};
+      const auto [m, id] = evaluate({v, g}, parent.id, "llm");
+      propose::candidate_outcome o{true, m.status, "", m.time_median_s, id};
+      if (m.status == "ok") {
+        for (std::size_t i = s_.space->parameters().size(); i < params.size(); ++i)  // newly declared by the model
+          if (std::none_of(parent_space.parameters().begin(), parent_space.parameters().end(),
+                                                    [&](const core::parameter& q) { return q.name == params[i].name; }))
+            for (int k = 0; k < static_cast<int>(params[i].values.size()); ++k) {
+              core::point q{v, g};
+              q.g[i] = k;
+              if (k != g[i] && space.is_valid(q.g)) declared_to_try_.push_back(std::move(q));
+            }
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "time %s, %.0f%% of the roofline, %.2fx the parent (%s)", format_time(m.time_median_s).c_str(),
+                      100 * m.roofline_fraction(), std::isfinite(parent.fitness) ? parent.fitness / m.time_median_s : 0.0,
+                      format_time(parent.fitness).c_str());
+        o.message = buf;
+      } else {
+        o.message = m.reason + (m.build_log.empty() ? "" : "\n" + m.build_log);
+      }
+      return o;
+    };
+    const auto calls = llm_->vary(req, judge);
+    for (const auto& c : calls) {
+      store::llm_call_row row;
+      row.id = static_cast<std::int64_t>(rank) * 1000000 + llm_calls_++;
+      row.island = rank;
+      row.generation = island_.generation();
+      row.variation = variation;
+      row.turn = c.turn;
+      row.model = c.model;
+      row.status = c.reply.status;
+      row.reason = c.reply.reason;
+      row.http_status = static_cast<std::int32_t>(c.reply.http_status);
+      row.attempts = c.reply.attempts;
+      row.prompt_tokens = c.reply.prompt_tokens;
+      row.completion_tokens = c.reply.completion_tokens;
+      row.cost = c.reply.cost;
+      row.latency_s = c.reply.latency_s;
+      row.edits_applied = c.edits_applied;
+      row.edits_failed = c.edits_failed;
+      row.outcome = c.outcome;
+      row.candidate_id = c.candidate_id;
+      row.prompt = c.prompt;
+      row.response = c.reply.text;
+      batch_.llm_calls.push_back(std::move(row));
+      if (!quiet_)
+        std::printf("island %d: LLM %s turn %d: %s%s\n", rank, c.model.c_str(), c.turn, c.outcome.c_str(),
+                    c.candidate_id >= 0 ? (" (candidate " + std::to_string(c.candidate_id) + ")").c_str() : "");
+    }
+    if (llm_->exhausted() && !llm_exhausted_reported_ && !quiet_) {
+      std::printf("island %d: the LLM budget is spent (%lld tokens, cost %.4g): genomes only from now on\n", rank,
+                  static_cast<long long>(llm_->tokens_spent()), llm_->cost_spent());
+      llm_exhausted_reported_ = true;
+    }
+    std::fflush(stdout);
+  }
+
+  // What every variation prompt says about the family and the hardware.
+  std::map<std::string, std::string> prompt_values() const {
+    const auto& f = s_.family;
+    std::map<std::string, std::string> v;
+    v["family"] = f.name;
+    v["family_description"] = f.description;
+    std::string entry = "int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, void* stream);\n";
+    for (std::size_t i = 0; i < f.args.size(); ++i) {
+      const auto& a = f.args[i];
+      entry += "// args[" + std::to_string(i) + "]: " + a.name + ", " + families::dtype_name(a.type) + ", " +
+               (a.direction == families::intent::in ? "in" : a.direction == families::intent::out ? "out" : "inout") + "\n";
+    }
+    for (std::size_t i = 0; i < f.symbols.size(); ++i) entry += "// sizes[" + std::to_string(i) + "]: " + f.symbols[i] + "\n";
+    v["entry_point"] = entry;
+    const auto& c = s_.evaluator->machine();
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "Backend %s. CPU %s, %d cores, last-level cache %zu KiB. Measured: memory bandwidth %.1f GB/s, "
+                  "float64 peak %.0f GFLOP/s, float32 peak %.0f GFLOP/s.",
+                  s_.config.backend.c_str(), s_.probe.cpu_model.c_str(), s_.probe.cores, s_.probe.llc_bytes / 1024,
+                  c.bandwidth_gbs, c.peak_gflops, c.peak_gflops_f32);
+    v["hardware"] = buf;
+    const auto ext = f.backend(s_.config.backend).tmpl.source.extension().string();
+    v["language"] = ext == ".cu" ? "cuda" : ext == ".hip" ? "cpp" : ext == ".c" ? "c" : "cpp";
+    return v;
+  }
+
+  std::string describe_individual(const core::individual& ind) const {
+    std::string out = "candidate " + std::to_string(ind.id) + (ind.variant == 0 ? " (the template)" : " (a rewrite)") + ": " +
+                      (std::isfinite(ind.fitness) ? "time " + format_time(ind.fitness) : std::string("failed"));
+    if (std::isfinite(ind.fitness) && std::isfinite(best_baseline_s_))
+      out += ", " + format_number(std::round(100 * best_baseline_s_ / ind.fitness) / 100) + "x over " + best_baseline_name_;
+    return out + ", parameters " + island_.space(ind.variant).to_json(ind.g);
   }
 
   void report_generation(double wall_s) {
@@ -460,11 +676,12 @@ class island_runner {
     const double speedup = std::isfinite(best_time_) ? best_baseline_s_ / best_time_ : nan;
     const double busy_s = s_.evaluator->device_busy_s() - busy_at_start_s_;
     batch_.generations.push_back({rank, gen, evaluated_, failed_, best_time_, speedup, wall_s, busy_s});
-    if (!quiet_) {
-      std::fprintf(stdout, "island %d gen %d: evaluated %d (failed %d) | best %s | %.2fx over %s\n", rank, gen, evaluated_,
-                   failed_, format_time(best_time_).c_str(), std::isfinite(speedup) ? speedup : 0.0, best_baseline_name_.c_str());
-      std::fflush(stdout);
-    }
+    if (progress_.level() == verbosity::verbose)  // this generation's correct candidates (failures are shown as they fail)
+      for (const auto& c : batch_.candidates)
+        if (c.island == rank && c.generation == gen && c.status == "ok")
+          progress_.candidate(rank, static_cast<long long>(c.id), c.status, c.reason, c.time_median_s, c.params);
+    progress_.generation({rank, gen, evaluated_, failed_, s_.config.budget, best_time_, speedup, best_baseline_name_, wall_s});
+    if (static_cast<int>(island_.evaluated()) >= s_.config.budget) progress_.finish();  // what follows starts a line
   }
 
   void flush_records() {
@@ -498,6 +715,7 @@ class island_runner {
   double best_baseline_s_;
   std::string best_baseline_name_;
   bool quiet_;
+  progress_display progress_;  // the generation lines, or rank 0's live line on a terminal
   core::island island_;
   store::results_file* file_ = nullptr;
   record_batch batch_;
@@ -510,7 +728,21 @@ class island_runner {
   bool scheduled_;                 // replay: migrants arrive by generation, not by timing
   std::vector<int> targets_, sources_;  // islands this one sends to / receives from
   // sender generation -> sending island -> migrants
-  std::map<int, std::map<int, std::vector<std::pair<core::genome, std::int64_t>>>> inbox_;
+  std::map<int, std::map<int, std::vector<todo_item>>> inbox_;
+  struct variant {
+    std::string hash, text;
+    std::unique_ptr<core::search_space> space;  // null for the template (s_.space)
+  };
+  std::vector<variant> variants_;  // index: the island's variant number; 0 = the template
+  std::map<std::string, int> variant_of_hash_;
+  std::unique_ptr<propose::llm_proposer> llm_;
+  core::rng llm_rng_{core::derive_seed(s_.config.seed, static_cast<std::uint64_t>(migrants_.rank()), 31)};
+  int variations_ = 0;
+  std::int64_t llm_calls_ = 0;
+  bool llm_exhausted_reported_ = false;
+  int stagnant_generations_ = 0;
+  std::vector<core::point> declared_to_try_;  // values of parameters a model declared, not tried yet
+  double best_at_last_generation_ = inf;
   int migrants_through_ = 0;       // sender generation of the last migrants taken in
   std::set<int> finished_sources_, stopped_sources_;  // senders that said "done" / "stopped"
   bool halted_ = false;            // scheduled migrants cannot come before a stop: leave the loop
@@ -522,6 +754,7 @@ class island_runner {
   } spent_;  // this session's time, by what it went to
   std::optional<store::candidate_row> best_row_;
   std::optional<store::candidate_row> best_own_;
+  std::map<std::string, std::string> known_sources_;  // rank 0: hash -> text of every source written
   std::vector<int> group_;
 };
 
@@ -529,12 +762,17 @@ class island_runner {
 // backend (A B A B ..., each run verified). Prints it (titled by `group` in a mixed job) and
 // returns what /winner holds: {"strings": {...}, "numbers": {...}, "code": 0 or 1 (the winner
 // failed its final check)}.
-json final_comparison(setup& s, const store::candidate_row& best, const std::string& group, int& code) {
+json final_comparison(setup& s, const store::candidate_row& best, const std::string& variant_text, const std::string& group, int& code) {
   const auto& cfg = s.config;
   const auto& b = s.family.backend(cfg.backend);
-  const auto genome = genome_from_params(*s.space, best.params);
+  // An LLM-made winner is its own source with its own declared parameters.
+  const auto variant = variant_text.empty() ? nullptr
+                                            : propose::variant_space(*s.space, propose::parse_declared_params(variant_text, s.space->parameters()).params);
+  const core::search_space& space = variant ? *variant : *s.space;
+  const auto genome = genome_from_params(space, best.params);
   if (!genome) throw error(cfg.out.string(), "the winner " + best.params + " is not in the family's parameter space");
-  std::vector<eval::candidate_source> sources = {eval::candidate_from(b.tmpl, s.space->values(*genome))};
+  std::vector<eval::candidate_source> sources = {eval::candidate_from(b.tmpl, space.values(*genome))};
+  sources[0].text = variant_text;
   for (const auto& bl : b.baselines) sources.push_back(eval::candidate_from(bl));
   std::vector<eval::measurement> ms;
   {
@@ -555,7 +793,8 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   const double speedup = m.status == "ok" ? fastest / m.time_median_s : nan;
   const json strings = {{"candidate_id", std::to_string(best.id)}, {"params", best.params}, {"status", m.status},
                         {"reason", m.reason}, {"method", "interleaved A B A B, every run verified"},
-                        {"fastest_baseline", fastest_name}, {"family", cfg.family}, {"backend", cfg.backend}};
+                        {"fastest_baseline", fastest_name}, {"family", cfg.family}, {"backend", cfg.backend},
+                        {"origin", best.origin}, {"source_hash", best.source_hash}};
   for (const auto& [key, value] : std::initializer_list<std::pair<const char*, double>>{
            {"time_median_s", m.time_median_s}, {"time_min_s", m.time_min_s}, {"time_spread_s", m.time_spread_s},
            {"repetitions", m.repetitions}, {"speedup", speedup}, {"roofline_fraction", m.roofline_fraction()},
@@ -613,6 +852,8 @@ std::unique_ptr<setup> prepare(const search_start& st) {
     s->settings = {s->config.budget, s->config.seed, o.replay ? std::filesystem::absolute(*o.replay).string() : "",
                    o.replay_delay_s};
   }
+  if (!s->settings.replay.empty() && s->config.llm.enabled())
+    throw error(s->config.file.string(), "[llm]: a replayed run cannot judge new sources (remove [llm] to replay this config)");
   auto path = s->config.kernel_paths;
   for (const auto& p : families::default_search_path()) path.push_back(p);
   s->family = families::load_family(s->config.family, path);
@@ -653,7 +894,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
   return search(comm, search_start{config, o, std::nullopt});
 }
 
-int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quiet) {
+int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quiet, bool verbose) {
   install_stop_handlers();
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -667,7 +908,9 @@ int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quie
       const resume_plan p = read_resume_plan(results.string());
       finished = p.finished ? 1 : 0;
       if (!p.finished) {  // what is wrong with the file comes before what is wrong with the job
-        parse_run_config(p.config_text, p.config_file, results.string() + " (its stored config)");
+        const auto config = parse_run_config(p.config_text, p.config_file, results.string() + " (its stored config)");
+        if (config.llm.enabled())
+          throw error(results.string(), "the run used the LLM proposer ([llm]); resuming such a run is not supported yet");
         if (!p.settings.replay.empty() && !std::filesystem::exists(p.settings.replay))
           throw error(p.settings.replay, "no such file (the replay recording of " + results.string() + ")");
       }
@@ -698,6 +941,7 @@ int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quie
   broadcast(text);
   run_overrides o;
   o.quiet = quiet;
+  o.verbose = verbose;
   return search(comm, search_start{results, o, resume_plan_from_json(text)});
 }
 
@@ -839,7 +1083,7 @@ int search(MPI_Comm comm, const search_start& st) {
   // not fit this family's space is refused here, before anything is written).
   message_channel migrants(comm), records(comm);
   stop_request stop(comm, s->config.grace_s);
-  island_runner runner(*s, migrants, records, stop, best_baseline[0], best_name, o.quiet);
+  island_runner runner(*s, migrants, records, stop, best_baseline[0], best_name, o.quiet, o.verbose);
   runner.set_group(groups.members());
   try {
     if (st.plan) runner.restore(*st.plan);
@@ -921,7 +1165,7 @@ int search(MPI_Comm comm, const search_start& st) {
     file->set_attribute("/checkpoint", "budget", s->settings.budget);
     file->set_attribute("/checkpoint", "replay_delay_s", s->settings.replay_delay_s);
     file->set_attribute("/checkpoint", "sessions", session + 1);
-    checkpoints = std::make_unique<checkpoint_writer>(*file, cfg.out, size, o.quiet);
+    checkpoints = std::make_unique<checkpoint_writer>(*file, cfg.out, size, o.quiet || runner.live_progress());
     if (st.plan) {
       checkpoints->set_history(st.plan->checkpoints, st.plan->checkpoint_time_s);
       for (const auto& isl : st.plan->per_island)
@@ -955,16 +1199,22 @@ int search(MPI_Comm comm, const search_start& st) {
   // The other groups of a mixed job: their leaders pick and compare their winners and send them
   // to rank 0 for the file.
   if (finished && groups.leader() != 0) {
-    const auto bests = allgather_strings(groups.comm(), runner.best_own() ? json(*runner.best_own()).dump() : "");
+    const auto bests = allgather_strings(
+        groups.comm(), runner.best_own() ? json{{"row", *runner.best_own()}, {"source", runner.variant_source(runner.best_own()->source_hash)}}.dump() : "");
     if (rank == groups.leader()) {
       std::optional<store::candidate_row> best;
+      std::string best_source;
       for (const auto& text : bests) {
         if (text.empty()) continue;
-        const auto c = json::parse(text).get<store::candidate_row>();
-        if (!best || c.time_median_s < best->time_median_s || (c.time_median_s == best->time_median_s && c.id < best->id)) best = c;
+        const json j = json::parse(text);
+        const auto c = j.at("row").get<store::candidate_row>();
+        if (!best || c.time_median_s < best->time_median_s || (c.time_median_s == best->time_median_s && c.id < best->id)) {
+          best = c;
+          best_source = j.at("source").get<std::string>();
+        }
       }
       json w = nullptr;
-      if (best) w = final_comparison(*s, *best, groups.kind_of()[static_cast<std::size_t>(rank)] + " ", code);
+      if (best) w = final_comparison(*s, *best, best_source, groups.kind_of()[static_cast<std::size_t>(rank)] + " ", code);
       else std::printf("%s: no correct candidate was found\n", groups.kind_of()[static_cast<std::size_t>(rank)].c_str());
       send_text(comm, 0, w.dump());
     }
@@ -988,7 +1238,8 @@ int search(MPI_Comm comm, const search_start& st) {
     if (!best) {
       std::printf("no correct candidate was found: see %s\n", cfg.out.c_str());
     } else {
-      write_winner(*file, "/winner", final_comparison(*s, *best, groups.mixed() ? groups.kind_of()[0] + " " : "", code));
+      write_winner(*file, "/winner", final_comparison(*s, *best, runner.variant_source(best->source_hash),
+                                                      groups.mixed() ? groups.kind_of()[0] + " " : "", code));
     }
     for (int leader : other_leaders) {  // the other groups' winners, compared by their leaders
       const json w = json::parse(receive_text(comm, leader));

@@ -17,6 +17,7 @@ struct run_overrides {
   std::optional<int> budget;
   std::optional<std::uint64_t> seed;
   bool quiet = false;
+  bool verbose = false;  // every candidate, and plain lines even on a terminal (archipelago/progress.hpp)
   // Serve measurements from this recorded results file instead of measuring (replay mode),
   // sleeping replay_delay_s per served evaluation.
   std::optional<std::filesystem::path> replay;
@@ -32,6 +33,6 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
 // seed and replay recording; the baselines are measured again. Returns 0 when the run finished
 // or was stopped again (checkpointed), 0 with a message when it had already finished, 2 when
 // the file cannot be resumed (one line on stderr naming it; the file is left untouched).
-int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quiet);
+int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quiet, bool verbose = false);
 
 }  // namespace galapagos::archipelago

@@ -76,6 +76,16 @@ std::string population_json(const core::search_space& space, const std::vector<c
   return out.dump();
 }
 
+std::string population_json(const core::island& island, const std::vector<std::string>& variant_hashes) {
+  json out = json::array();
+  for (const auto& ind : island.population()) {
+    json j{{"id", ind.id}, {"fitness", num(ind.fitness)}, {"params", json::parse(island.space(ind.variant).to_json(ind.g))}};
+    if (ind.variant != 0) j["variant"] = variant_hashes.at(static_cast<std::size_t>(ind.variant));
+    out.push_back(std::move(j));
+  }
+  return out.dump();
+}
+
 std::optional<core::genome> genome_from_params(const core::search_space& space, const std::string& params_json) {
   json j;
   try {

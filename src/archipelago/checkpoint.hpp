@@ -40,6 +40,8 @@ island_snapshot snapshot_from_json(const std::string& text);
 // The population of a snapshot as JSON, and back (genomes through the parameter values, so a
 // value list reordered in family.toml still restores correctly).
 std::string population_json(const core::search_space& space, const std::vector<core::individual>& population);
+// An island's population, its source variants named by hash (`variant_hashes[i]` of variant i).
+std::string population_json(const core::island& island, const std::vector<std::string>& variant_hashes);
 std::vector<core::individual> population_from_json(const core::search_space& space, const std::string& text,
                                                    const std::string& origin);
 // The genome of a parameter object as written in /candidates (`params`); nullopt when a name or

@@ -73,6 +73,22 @@ void from_json(const json& j, profile_row& r) {
   r.candidate_id = j.at("candidate_id"); r.island = j.at("island"); r.kernel = j.at("kernel"); r.launch = j.at("launch");
   r.metric = j.at("metric"); r.unit = j.at("unit"); r.value = num(j.at("value"));
 }
+void to_json(json& j, const llm_call_row& r) {
+  j = json{{"id", r.id}, {"island", r.island}, {"generation", r.generation}, {"variation", r.variation}, {"turn", r.turn},
+           {"model", r.model}, {"status", r.status}, {"reason", r.reason}, {"http_status", r.http_status},
+           {"attempts", r.attempts}, {"prompt_tokens", r.prompt_tokens}, {"completion_tokens", r.completion_tokens},
+           {"cost", num(r.cost)}, {"latency_s", num(r.latency_s)}, {"edits_applied", r.edits_applied},
+           {"edits_failed", r.edits_failed}, {"outcome", r.outcome}, {"candidate_id", r.candidate_id},
+           {"prompt", r.prompt}, {"response", r.response}};
+}
+void from_json(const json& j, llm_call_row& r) {
+  r.id = j.at("id"); r.island = j.at("island"); r.generation = j.at("generation"); r.variation = j.at("variation");
+  r.turn = j.at("turn"); r.model = j.at("model"); r.status = j.at("status"); r.reason = j.at("reason");
+  r.http_status = j.at("http_status"); r.attempts = j.at("attempts"); r.prompt_tokens = j.at("prompt_tokens");
+  r.completion_tokens = j.at("completion_tokens"); r.cost = num(j.at("cost")); r.latency_s = num(j.at("latency_s"));
+  r.edits_applied = j.at("edits_applied"); r.edits_failed = j.at("edits_failed"); r.outcome = j.at("outcome");
+  r.candidate_id = j.at("candidate_id"); r.prompt = j.at("prompt"); r.response = j.at("response");
+}
 void to_json(json& j, const generation_row& r) {
   j = json{{"island", r.island}, {"generation", r.generation}, {"evaluated", r.evaluated}, {"failed", r.failed},
            {"best_time_s", num(r.best_time_s)}, {"best_speedup", num(r.best_speedup)}, {"wall_time_s", num(r.wall_time_s)},
@@ -92,7 +108,7 @@ using nlohmann::json;
 
 std::string encode(const record_batch& b) {
   json j{{"candidates", b.candidates}, {"populations", b.populations}, {"migrations", b.migrations},
-         {"generations", b.generations}, {"sources", b.sources}, {"profiles", b.profiles}, {"state", b.state}};
+         {"generations", b.generations}, {"sources", b.sources}, {"profiles", b.profiles}, {"llm_calls", b.llm_calls}, {"state", b.state}};
   return j.dump();
 }
 
@@ -105,6 +121,7 @@ record_batch decode(const std::string& text) {
   j.at("generations").get_to(b.generations);
   j.at("sources").get_to(b.sources);
   j.at("profiles").get_to(b.profiles);
+  j.at("llm_calls").get_to(b.llm_calls);
   j.at("state").get_to(b.state);
   return b;
 }
@@ -116,6 +133,7 @@ void write_batch(store::results_file& f, const record_batch& b) {
   if (!b.migrations.empty()) f.append(b.migrations);
   if (!b.generations.empty()) f.append(b.generations);
   if (!b.profiles.empty()) f.append(b.profiles);
+  if (!b.llm_calls.empty()) f.append(b.llm_calls);
 }
 
 }  // namespace galapagos::archipelago

@@ -15,6 +15,8 @@ void to_json(nlohmann::json& j, const candidate_row& r);
 void from_json(const nlohmann::json& j, candidate_row& r);
 void to_json(nlohmann::json& j, const baseline_row& r);
 void from_json(const nlohmann::json& j, baseline_row& r);
+void to_json(nlohmann::json& j, const llm_call_row& r);
+void from_json(const nlohmann::json& j, llm_call_row& r);
 }  // namespace galapagos::store
 
 namespace galapagos::archipelago {
@@ -26,12 +28,13 @@ struct record_batch {
   std::vector<store::generation_row> generations;
   std::vector<std::pair<std::string, std::string>> sources;  // hash, text
   std::vector<store::profile_row> profiles;
+  std::vector<store::llm_call_row> llm_calls;
   // The island's state after the generation these rows complete (JSON, archipelago/checkpoint.hpp);
   // empty when the batch completes no generation.
   std::string state;
   bool empty() const {
     return candidates.empty() && populations.empty() && migrations.empty() && generations.empty() && sources.empty() &&
-           profiles.empty() && state.empty();
+           profiles.empty() && llm_calls.empty() && state.empty();
   }
   void clear() { *this = record_batch{}; }
 };

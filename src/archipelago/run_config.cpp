@@ -1,5 +1,6 @@
 #include "archipelago/run_config.hpp"
 
+#include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 #include "util/toml_reader.hpp"
@@ -59,6 +60,62 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
   ev.profile_elites = positive(e, "profile_elites", ev.profile_elites, 0);
 }
 
+// [llm] and its [[llm.models]]: the LLM proposer (docs/llm.md).
+void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesystem::path& config_file) {
+  l.allow_only({"share", "turns", "bandit", "stagnation_generations", "whole_file", "elites_in_prompt", "max_tokens",
+                "max_cost", "prompts", "notes", "models"});
+  s.share = fraction(l, "share", s.share);
+  s.turns = positive(l, "turns", s.turns);
+  s.bandit = l.boolean("bandit", s.bandit);
+  s.stagnation_generations = positive(l, "stagnation_generations", s.stagnation_generations, 0);
+  s.whole_file = l.boolean("whole_file", s.whole_file);
+  s.elites_in_prompt = positive(l, "elites_in_prompt", s.elites_in_prompt, 0);
+  s.budget.max_tokens = l.integer("max_tokens", s.budget.max_tokens);
+  if (s.budget.max_tokens < 0) l.fail("max_tokens", "must be >= 0 (0: no limit)");
+  s.budget.max_cost = l.num("max_cost", s.budget.max_cost);
+  if (s.budget.max_cost < 0) l.fail("max_cost", "must be >= 0 (0: no limit)");
+  auto relative = [&](const std::string& p) {
+    std::filesystem::path path = p;
+    return path.is_relative() ? config_file.parent_path() / path : path;
+  };
+  const std::filesystem::path prompts = l.has("prompts") ? relative(l.str("prompts"))
+                                                         : std::filesystem::path(build_info::source_kernels_dir).parent_path() / "configs" / "prompts";
+  s.system_prompt = prompts / "system.md";
+  s.variation_prompt = prompts / "variation.md";
+  s.repair_prompt = prompts / "repair.md";
+  for (const auto& n : l.strings("notes")) s.notes.push_back(relative(n));
+  const auto models = l.array_of_tables("models");
+  if (models.empty()) l.fail("models", "name at least one model: [[llm.models]] with url and model");
+  for (const auto& m : models) {
+    m.allow_only({"name", "url", "model", "weight", "temperature", "max_tokens", "timeout_s", "api_key_env", "max_attempts",
+                  "backoff_initial_s", "backoff_max_s", "price_prompt_per_mtok", "price_completion_per_mtok"});
+    propose::llm_model x;
+    auto& e = x.endpoint;
+    e.url = m.str("url");
+    if (!e.url.starts_with("http://") && !e.url.starts_with("https://")) m.fail("url", "must start with http:// or https://");
+    e.model = m.str("model");
+    x.name = m.str("name", e.model);
+    for (const auto& other : s.models)
+      if (other.name == x.name) m.fail("name", "two models are named '" + x.name + "'");
+    x.weight = m.num("weight", x.weight);
+    if (!(x.weight > 0)) m.fail("weight", "must be > 0");
+    e.temperature = m.num("temperature", e.temperature);
+    if (e.temperature < 0 || e.temperature > 2) m.fail("temperature", "must lie in [0, 2]");
+    e.max_tokens = positive(m, "max_tokens", e.max_tokens);
+    e.timeout_s = m.num("timeout_s", e.timeout_s);
+    if (!(e.timeout_s > 0)) m.fail("timeout_s", "must be > 0");
+    e.api_key_env = m.str("api_key_env", e.api_key_env);
+    e.max_attempts = positive(m, "max_attempts", e.max_attempts);
+    e.backoff_initial_s = m.num("backoff_initial_s", e.backoff_initial_s);
+    e.backoff_max_s = m.num("backoff_max_s", e.backoff_max_s);
+    if (e.backoff_initial_s < 0 || e.backoff_max_s < e.backoff_initial_s) m.fail("backoff_max_s", "backoff times must satisfy 0 <= backoff_initial_s <= backoff_max_s");
+    e.price_prompt_per_mtok = m.num("price_prompt_per_mtok", e.price_prompt_per_mtok);
+    e.price_completion_per_mtok = m.num("price_completion_per_mtok", e.price_completion_per_mtok);
+    if (e.price_prompt_per_mtok < 0 || e.price_completion_per_mtok < 0) m.fail("price_prompt_per_mtok", "prices must be >= 0");
+    s.models.push_back(std::move(x));
+  }
+}
+
 }  // namespace
 
 run_config load_run_config(const std::filesystem::path& file) { return parse_run_config(util::read_file(file.string()), file, file.string()); }
@@ -69,7 +126,7 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
   c.text = text;
   const toml::table root = util::parse_toml_text(c.text, origin);
   toml_section s(root, origin, "");
-  s.allow_only({"run", "search", "migration", "eval"});
+  s.allow_only({"run", "search", "migration", "eval", "llm"});
   auto run = s.sub("run");
   if (!run) s.fail("run", "missing [run] table (family, backend, out)");
   run->allow_only({"family", "backend", "out", "kernel_paths", "grace_s"});
@@ -111,6 +168,7 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
     c.migration.count = positive(*m, "count", c.migration.count, 0);
   }
   if (auto e = s.sub("eval")) read_eval(*e, c.eval, c);
+  if (auto l = s.sub("llm")) read_llm(*l, c.llm, file);
   return c;
 }
 

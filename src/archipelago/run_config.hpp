@@ -9,6 +9,7 @@
 
 #include "core/island.hpp"
 #include "eval/evaluator.hpp"
+#include "propose/llm/proposer.hpp"
 
 namespace galapagos::archipelago {
 
@@ -39,6 +40,9 @@ struct run_config {
   eval::eval_settings eval;
   std::filesystem::path node_lock = "/tmp/galapagos-node.lock";
   int final_rounds = 10;  // interleaved rounds winner vs baselines
+  // The LLM proposer ([llm], docs/llm.md); no models: genomes only. Its budget is the run's,
+  // split evenly among the islands.
+  propose::llm_settings llm;
 };
 
 // Throws galapagos::error "<file>: <problem>".

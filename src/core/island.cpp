@@ -14,22 +14,24 @@ namespace {
 // that a small space is reported exhausted only when it really is.
 constexpr double enumeration_limit = 65536.0;
 
-bool is_fresh(const genome& g, const std::set<genome>& seen, const std::set<genome>& taken) {
-  return !seen.contains(g) && !taken.contains(g);
+bool is_fresh(const point& p, const std::set<point>& seen, const std::set<point>& taken) {
+  return !seen.contains(p) && !taken.contains(p);
 }
 
-std::optional<genome> fresh_sample(const search_space& space, rng& r, int max_tries,
-                                   const std::set<genome>& seen, const std::set<genome>& taken) {
+// A random point of the template's space (variant 0) that is neither seen nor taken.
+std::optional<point> fresh_sample(const search_space& space, rng& r, int max_tries,
+                                  const std::set<point>& seen, const std::set<point>& taken) {
   for (int t = 0; t < max_tries; ++t) {
     auto g = space.sample(r, max_tries);
     if (!g) break;
-    if (is_fresh(*g, seen, taken)) return g;
+    point p{0, std::move(*g)};
+    if (is_fresh(p, seen, taken)) return p;
   }
-  std::optional<genome> found;
+  std::optional<point> found;
   if (space.cardinality() <= enumeration_limit) {
     space.enumerate([&](const genome& g) {
-      if (!is_fresh(g, seen, taken)) return true;
-      found = g;
+      if (!is_fresh(point{0, g}, seen, taken)) return true;
+      found = point{0, g};
       return false;
     });
   }
@@ -39,24 +41,29 @@ std::optional<genome> fresh_sample(const search_space& space, rng& r, int max_tr
 }  // namespace
 
 island::island(const search_space& space, ga_settings settings, std::uint64_t seed)
-    : space_(space), settings_(settings), rng_(seed) {}
+    : spaces_{&space}, settings_(settings), rng_(seed) {}
 
-std::vector<genome> island::propose(int count) {
-  std::vector<genome> out;
-  std::set<genome> taken;
+int island::add_variant(const search_space& space) {
+  spaces_.push_back(&space);
+  return static_cast<int>(spaces_.size()) - 1;
+}
+
+std::vector<point> island::propose_points(int count) {
+  std::vector<point> out;
+  std::set<point> taken;
   const int max_tries = std::max(1, settings_.max_tries);
   while (static_cast<int>(out.size()) < count) {
-    std::optional<genome> child;
+    std::optional<point> child;
     if (!population_.empty()) {
       for (int failures = 0; failures < max_tries; ++failures) {
-        genome g = breed();
-        if (is_fresh(g, seen_, taken) && space_.is_valid(g)) {
-          child = std::move(g);
+        point p = breed();
+        if (is_fresh(p, seen_, taken) && space(p.variant).is_valid(p.g)) {
+          child = std::move(p);
           break;
         }
       }
     }
-    if (!child) child = fresh_sample(space_, rng_, max_tries, seen_, taken);
+    if (!child) child = fresh_sample(space(0), rng_, max_tries, seen_, taken);
     if (!child) break;  // exhausted or too constrained
     taken.insert(*child);
     out.push_back(std::move(*child));
@@ -64,26 +71,36 @@ std::vector<genome> island::propose(int count) {
   return out;
 }
 
-void island::mark_seen(const genome& g) { seen_.insert(g); }
+std::vector<genome> island::propose(int count) {
+  std::vector<genome> out;
+  for (auto& p : propose_points(count)) out.push_back(std::move(p.g));
+  return out;
+}
 
-bool island::seen(const genome& g) const { return seen_.contains(g); }
+void island::mark_seen(const point& p) { seen_.insert(p); }
+
+bool island::seen(const point& p) const { return seen_.contains(p); }
+
+void island::check_length(const point& p, const char* who) const {
+  if (p.variant < 0 || p.variant >= variants()) throw std::invalid_argument(std::string(who) + ": unknown variant");
+  if (p.g.size() != space(p.variant).parameters().size()) throw std::invalid_argument(std::string(who) + ": genome length mismatch");
+}
 
 void island::record(const individual& ind) {
-  if (ind.g.size() != space_.parameters().size())
-    throw std::invalid_argument("island::record: genome length mismatch");
+  check_length({ind.variant, ind.g}, "island::record");
   individual copy = ind;
   if (std::isnan(copy.fitness)) copy.fitness = std::numeric_limits<double>::infinity();
   incoming_.push_back(std::move(copy));
-  seen_.insert(ind.g);
+  seen_.insert({ind.variant, ind.g});
 }
 
 void island::advance() {
-  // Merge, keeping the better fitness (the earlier entry on ties) when a genome appears twice.
+  // Merge, keeping the better fitness (the earlier entry on ties) when a point appears twice.
   std::vector<individual> pool;
-  std::map<genome, std::size_t> where;
+  std::map<point, std::size_t> where;
   for (auto* source : {&population_, &incoming_}) {
     for (auto& ind : *source) {
-      const auto [it, inserted] = where.try_emplace(ind.g, pool.size());
+      const auto [it, inserted] = where.try_emplace(point{ind.variant, ind.g}, pool.size());
       if (inserted) {
         pool.push_back(std::move(ind));
       } else if (ind.fitness < pool[it->second].fitness) {
@@ -102,18 +119,22 @@ void island::advance() {
 }
 
 void island::restore(int generation, std::vector<individual> population, const std::string& rng_state,
-                     const std::vector<genome>& seen) {
-  const auto length = space_.parameters().size();
-  for (const auto& ind : population)
-    if (ind.g.size() != length) throw std::invalid_argument("island::restore: genome length mismatch");
-  for (const auto& g : seen)
-    if (g.size() != length) throw std::invalid_argument("island::restore: genome length mismatch");
+                     const std::vector<point>& seen) {
+  for (const auto& ind : population) check_length({ind.variant, ind.g}, "island::restore");
+  for (const auto& p : seen) check_length(p, "island::restore");
   rng_.restore(rng_state);
   population_ = std::move(population);
   incoming_.clear();
-  seen_ = std::set<genome>(seen.begin(), seen.end());
-  for (const auto& ind : population_) seen_.insert(ind.g);
+  seen_ = std::set<point>(seen.begin(), seen.end());
+  for (const auto& ind : population_) seen_.insert({ind.variant, ind.g});
   generation_ = generation;
+}
+
+void island::restore(int generation, std::vector<individual> population, const std::string& rng_state,
+                     const std::vector<genome>& seen) {
+  std::vector<point> points;
+  for (const auto& g : seen) points.push_back({0, g});
+  restore(generation, std::move(population), rng_state, points);
 }
 
 std::vector<individual> island::best(int k) const {
@@ -138,23 +159,39 @@ const individual& island::tournament_pick() {
   return population_[winner];
 }
 
-genome island::breed() {
-  genome child;
-  if (rng_.uniform() < settings_.crossover_rate) {
-    const genome& a = tournament_pick().g;
-    const genome& b = tournament_pick().g;
-    child.resize(a.size());
-    for (std::size_t i = 0; i < a.size(); ++i) child[i] = rng_.uniform() < 0.5 ? a[i] : b[i];
-  } else {
-    child = tournament_pick().g;
+int island::shared_value(int variant, std::size_t i, const individual& from) const {
+  if (from.variant == variant) return from.g[i];
+  const parameter& p = space(variant).parameters()[i];
+  const auto& theirs = space(from.variant).parameters();
+  for (std::size_t j = 0; j < theirs.size(); ++j) {
+    if (theirs[j].name != p.name) continue;
+    const std::string& value = theirs[j].values[static_cast<std::size_t>(from.g[j])];
+    const auto it = std::find(p.values.begin(), p.values.end(), value);
+    return it == p.values.end() ? -1 : static_cast<int>(it - p.values.begin());
   }
-  const auto& params = space_.parameters();
-  for (std::size_t i = 0; i < child.size(); ++i) {
+  return -1;
+}
+
+point island::breed() {
+  point child;
+  if (rng_.uniform() < settings_.crossover_rate) {
+    const individual& a = tournament_pick();
+    const individual& b = tournament_pick();
+    child = {a.variant, a.g};
+    for (std::size_t i = 0; i < a.g.size(); ++i)
+      if (!(rng_.uniform() < 0.5))
+        if (const int v = shared_value(a.variant, i, b); v >= 0) child.g[i] = v;
+  } else {
+    const individual& a = tournament_pick();
+    child = {a.variant, a.g};
+  }
+  const auto& params = space(child.variant).parameters();
+  for (std::size_t i = 0; i < child.g.size(); ++i) {
     const int n = static_cast<int>(params[i].values.size());
     if (n < 2 || !(rng_.uniform() < settings_.mutation_rate)) continue;
     int v = rng_.below(n - 1);  // uniform over the other n-1 values
-    if (v >= child[i]) ++v;
-    child[i] = v;
+    if (v >= child.g[i]) ++v;
+    child.g[i] = v;
   }
   return child;
 }

@@ -2,6 +2,12 @@
 // uniform crossover, per-gene mutation, elitism. The island never evaluates anything itself:
 // it proposes genomes, is told their fitness (a time in seconds, lower is better; +inf for a
 // failed candidate) and advances. No genome is proposed twice on one island.
+//
+// Two-level search: besides the family's template (variant 0, the island's own space), an
+// island may hold source variants (rewrites a model proposed), each with its own parameter
+// space (add_variant). Individuals of every variant share the population; a child keeps the
+// variant of its first parent and takes, from a parent of another variant, only the values of
+// parameters both spaces have. So the model changes the structure and the GA tunes constants.
 #pragma once
 
 #include <cstdint>
@@ -29,19 +35,36 @@ struct individual {
   genome g;
   double fitness = std::numeric_limits<double>::infinity();  // seconds; +inf = failed
   std::int64_t id = -1;                                      // candidate id in the results file
+  int variant = 0;  // the source variant g belongs to (island::add_variant); 0 = the template
+};
+
+// A point of the two-level space: a source variant and a genome of its parameter space.
+struct point {
+  int variant = 0;
+  genome g;
+  auto operator<=>(const point&) const = default;
 };
 
 class island {
  public:
   island(const search_space& space, ga_settings settings, std::uint64_t seed);
 
-  // Up to `count` new genomes, valid and never seen on this island. Random samples while the
-  // population is empty; bred from the population afterwards (falling back to random samples).
-  // Returns fewer (possibly none) when the space is exhausted.
+  // Registers a source variant's parameter space (which must outlive the island); returns its
+  // number. Its individuals enter through record().
+  int add_variant(const search_space& space);
+  const search_space& space(int variant) const { return *spaces_.at(static_cast<std::size_t>(variant)); }
+  int variants() const { return static_cast<int>(spaces_.size()); }
+  // Up to `count` new points, valid and never seen on this island. Random samples of the
+  // template's space while the population is empty; bred from the population afterwards
+  // (falling back to random samples). Returns fewer (possibly none) when the space is exhausted.
+  std::vector<point> propose_points(int count);
+  // The same for an island without variants: the genomes of propose_points(count).
   std::vector<genome> propose(int count);
-  // Marks a genome as seen without evaluating it (e.g. a migrant this island already knows).
-  void mark_seen(const genome& g);
-  bool seen(const genome& g) const;
+  // Marks a point as seen without evaluating it (e.g. a migrant this island already knows).
+  void mark_seen(const point& p);
+  bool seen(const point& p) const;
+  void mark_seen(const genome& g) { mark_seen(point{0, g}); }
+  bool seen(const genome& g) const { return seen(point{0, g}); }
   // An evaluated individual (own offspring or a re-measured migrant); also marks it seen.
   void record(const individual& ind);
   // Survivor selection: elites plus the best of population ∪ recorded-this-generation, up to
@@ -50,6 +73,8 @@ class island {
   // Puts the island back where a checkpoint left it, between two generations: its generation
   // count, population, random engine state (rng::state() text) and every genome it has seen.
   // Throws std::invalid_argument for a genome of the wrong length or a malformed engine state.
+  void restore(int generation, std::vector<individual> population, const std::string& rng_state,
+               const std::vector<point>& seen);
   void restore(int generation, std::vector<individual> population, const std::string& rng_state,
                const std::vector<genome>& seen);
 
@@ -62,14 +87,18 @@ class island {
 
  private:
   const individual& tournament_pick();
-  genome breed();
+  point breed();
+  // The value index of `variant`'s parameter i that `from` holds, or -1 when its space has no
+  // parameter of that name or not that value.
+  int shared_value(int variant, std::size_t i, const individual& from) const;
+  void check_length(const point& p, const char* who) const;
 
-  const search_space& space_;
+  std::vector<const search_space*> spaces_;
   ga_settings settings_;
   rng rng_;
   std::vector<individual> population_;
   std::vector<individual> incoming_;
-  std::set<genome> seen_;
+  std::set<point> seen_;
   int generation_ = 0;
 };
 

@@ -205,6 +205,24 @@ struct table_def<profile_row> {
 };
 
 template <>
+struct table_def<llm_call_row> {
+  using R = llm_call_row;
+  static constexpr const char* name = "llm_calls";
+  static constexpr const char* description =
+      "One row per request of the LLM proposer to a language model: prompt, answer, tokens, cost and what became of "
+      "the candidate it proposed. API keys are never stored.";
+  static constexpr const char* units = "cost: money in the unit of the configured prices; latency_s: seconds; tokens: counts";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"id", &R::id}, {"island", &R::island}, {"generation", &R::generation}, {"variation", &R::variation},
+      {"turn", &R::turn}, {"model", &R::model}, {"status", &R::status}, {"reason", &R::reason},
+      {"http_status", &R::http_status}, {"attempts", &R::attempts}, {"prompt_tokens", &R::prompt_tokens},
+      {"completion_tokens", &R::completion_tokens}, {"cost", &R::cost}, {"latency_s", &R::latency_s},
+      {"edits_applied", &R::edits_applied}, {"edits_failed", &R::edits_failed}, {"outcome", &R::outcome},
+      {"candidate_id", &R::candidate_id}, {"prompt", &R::prompt}, {"response", &R::response},
+  });
+};
+
+template <>
 struct table_def<machine_row> {
   using R = machine_row;
   static constexpr const char* name = "machine";
@@ -315,7 +333,8 @@ struct results_file::impl {
   handle sources;      // the /sources group
   std::tuple<detail::table<candidate_row>, detail::table<baseline_row>,
              detail::table<population_row>, detail::table<migration_row>,
-             detail::table<generation_row>, detail::table<machine_row>, detail::table<profile_row>>
+             detail::table<generation_row>, detail::table<machine_row>, detail::table<profile_row>,
+             detail::table<llm_call_row>>
       tables;
 
   // Wraps a new identifier, throwing when it is invalid.
@@ -351,7 +370,7 @@ struct results_file::impl {
     std::apply([&](auto&... t) { (create_table(t), ...); }, tables);
   }
 
-  // Opens a file this build wrote, to append to it: every table must be there.
+  // Opens a file this build wrote, to append to it; a table added since it was written is created.
   void open_file() {
     handle fapl = file_access();
     file = own(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose, "open file");
@@ -364,6 +383,10 @@ struct results_file::impl {
   void open_table(detail::table<Row>& t) {
     const std::string name = std::string("/") + detail::table_def<Row>::name;
     const std::string what = "open dataset " + name;
+    if (H5Lexists(file.get(), name.c_str(), H5P_DEFAULT) == 0) {  // a table newer than the file (e.g. /llm_calls)
+      create_table(t);
+      return;
+    }
     t.mem_type = make_mem_type(t, what);
     t.dataset = own(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose, what);
     handle space = own(H5Dget_space(t.dataset.get()), H5Sclose, what);
@@ -517,6 +540,7 @@ void results_file::append(const std::vector<migration_row>& rows) { impl_->appen
 void results_file::append(const std::vector<generation_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<machine_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<profile_row>& rows) { impl_->append(rows); }
+void results_file::append(const std::vector<llm_call_row>& rows) { impl_->append(rows); }
 
 void results_file::add_source(const std::string& hash, const std::string& text) {
   impl_->add_source(hash, text);

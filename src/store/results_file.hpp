@@ -82,6 +82,24 @@ struct profile_row {  // one profiler metric of one kernel launched by a profile
   double value = 0;
 };
 
+struct llm_call_row {  // one request to a language model (the LLM proposer); never holds the API key
+  std::int64_t id = -1;           // island * 1000000 + number of the call on that island
+  std::int32_t island = 0, generation = 0;
+  std::int32_t variation = 0;     // the island's variation (conversation) this call belongs to
+  std::int32_t turn = 0;          // 0 = the proposal, 1.. = repairs
+  std::string model;              // the [[llm.models]] name
+  std::string status;             // the client's: ok, http_error, timeout, network_error, malformed, budget_exhausted
+  std::string reason;             // why not ok, one line
+  std::int32_t http_status = 0, attempts = 0;
+  std::int64_t prompt_tokens = 0, completion_tokens = 0;
+  double cost = 0;                // money, from the model's prices
+  double latency_s = 0;           // the whole call, retries included
+  std::int32_t edits_applied = 0, edits_failed = 0;
+  std::string outcome;            // accepted, the evaluator's status, no_edits, edits_not_applied, ...
+  std::int64_t candidate_id = -1; // the candidate the call produced; -1: none
+  std::string prompt, response;   // the messages sent and the answer's text
+};
+
 struct machine_row {  // the hardware probe of the node an island ran on
   std::int32_t island = 0;
   std::string host, cpu_model;
@@ -113,6 +131,7 @@ class results_file {
   void append(const std::vector<generation_row>& rows);
   void append(const std::vector<machine_row>& rows);
   void append(const std::vector<profile_row>& rows);
+  void append(const std::vector<llm_call_row>& rows);
   // Stores a source text once under /sources/<hash> (no-op if present).
   void add_source(const std::string& hash, const std::string& text);
   // Writes string/number attributes on a group, creating it (e.g. "/winner").

@@ -331,5 +331,69 @@ TEST(CoreIsland, RestoredIslandContinuesLikeTheOriginal) {
   }
   const gc::genome wrong_length = {1, 2};
   EXPECT_THROW(restored.restore(0, {}, original.random().state(), {wrong_length}), std::invalid_argument);
-  EXPECT_THROW(restored.restore(0, {}, "not an engine state", {}), std::invalid_argument);
+  EXPECT_THROW(restored.restore(0, {}, "not an engine state", std::vector<gc::genome>{}), std::invalid_argument);
+}
+
+// Two-level search: a source variant with one more parameter shares the population.
+TEST(CoreIsland, VariantIndividualsBreedWithinTheirOwnSpace) {
+  const auto base = grid_space();
+  std::vector<gc::parameter> more = base.parameters();
+  more.push_back({"BLOCK", {"64", "256", "1024"}});
+  const gc::search_space variant(more, [](const gc::genome& g) { return g[5] != 2 || g[0] == 0; });
+  gc::ga_settings s;
+  s.population = 6;
+  s.offspring = 40;
+  gc::island isl(base, s, 11);
+  const int v = isl.add_variant(variant);
+  ASSERT_EQ(v, 1);
+  EXPECT_EQ(isl.variants(), 2);
+  // The variant's individual is by far the fittest: most children are bred from it.
+  isl.record({{1, 1, 1, 1, 1, 0}, 0.001, 100, v});
+  for (int i = 0; i < 5; ++i) isl.record({{i, i, i, i, i}, 1.0 + i, i});
+  EXPECT_THROW(isl.record({{1, 1, 1, 1, 1}, 0.5, 7, v}), std::invalid_argument);  // a template-length genome
+  isl.advance();
+  const auto children = isl.propose_points(40);
+  int of_variant = 0;
+  std::set<gc::point> distinct;
+  for (const auto& c : children) {
+    ASSERT_TRUE(c.variant == 0 || c.variant == v);
+    EXPECT_TRUE(isl.space(c.variant).is_valid(c.g));
+    EXPECT_FALSE(isl.seen(c));
+    distinct.insert(c);
+    if (c.variant == v) ++of_variant;
+  }
+  EXPECT_EQ(distinct.size(), children.size());
+  EXPECT_GT(of_variant, 10);
+  // The same genome in two variants is two points.
+  isl.mark_seen(gc::point{v, {0, 0, 0, 0, 0, 1}});
+  EXPECT_TRUE(isl.seen(gc::point{v, {0, 0, 0, 0, 0, 1}}));
+  EXPECT_FALSE(isl.seen(gc::genome{0, 0, 0, 0, 0}) && isl.seen(gc::point{v, {0, 0, 0, 0, 0, 0}}));
+}
+
+TEST(CoreIsland, CrossoverAcrossVariantsTakesOnlySharedParameterValues) {
+  std::vector<gc::parameter> a = {{"X", {"1", "2", "3"}}, {"Y", {"1", "2"}}};
+  std::vector<gc::parameter> b = {{"X", {"1", "2", "3"}}, {"Y", {"1", "2"}}, {"Z", {"7", "8"}}};
+  const gc::search_space sa(a, nullptr), sb(b, nullptr);
+  gc::ga_settings s;
+  s.population = 2;
+  s.crossover_rate = 1.0;
+  s.mutation_rate = 0.0;
+  s.tournament = 1;
+  gc::island isl(sa, s, 5);
+  const int v = isl.add_variant(sb);
+  isl.record({{2, 1}, 1.0, 1, 0});
+  isl.record({{0, 0, 1}, 1.0, 2, v});
+  isl.advance();
+  // Bred children mix X in {0, 2} and Y in {0, 1} (the parents' values): three new points per variant.
+  const auto children = isl.propose_points(6);
+  ASSERT_EQ(children.size(), 6u);
+  EXPECT_EQ(std::count_if(children.begin(), children.end(), [&](const gc::point& c) { return c.variant == v; }), 3);
+  for (const auto& c : children) {
+    if (c.variant == v) {
+      EXPECT_EQ(c.g[2], 1);  // Z exists only in the variant: always its own value
+    } else {
+      ASSERT_EQ(c.g.size(), 2u);
+    }
+    EXPECT_TRUE((c.g[0] == 0 || c.g[0] == 2) && (c.g[1] == 0 || c.g[1] == 1));
+  }
 }

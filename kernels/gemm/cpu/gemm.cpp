@@ -45,6 +45,7 @@
 #endif
 
 #include "glp_kernel.h"
+// galapagos:evolve-begin (the LLM proposer may rewrite what follows; docs/llm.md)
 
 #ifndef GLP_REAL
 #define GLP_REAL double
@@ -537,3 +538,4 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   }
   return 0;
 }
+// galapagos:evolve-end

@@ -15,6 +15,7 @@
 
 #include "glp_kernel.h"
 #include "../cuda_hip/gemm_kernels.hpp"
+// galapagos:evolve-begin (the LLM proposer may rewrite what follows; docs/llm.md)
 
 GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, void* stream) {
   glp_gemm::plan p;
@@ -23,3 +24,4 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   glp_gemm::gemm_kernel<<<p.grid, p.block, 0, static_cast<cudaStream_t>(stream)>>>(p.A, p.B, p.alpha, p.beta, p.C, p.P);
   return cudaGetLastError() == cudaSuccess ? 0 : 6;
 }
+// galapagos:evolve-end

@@ -18,6 +18,7 @@
 
 #include "glp_kernel.h"
 #include "../cuda_hip/gemm_kernels.hpp"
+// galapagos:evolve-begin (the LLM proposer may rewrite what follows; docs/llm.md)
 
 GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, void* stream) {
   glp_gemm::plan p;
@@ -27,3 +28,4 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
                      p.C, p.P);
   return hipGetLastError() == hipSuccess ? 0 : 6;
 }
+// galapagos:evolve-end

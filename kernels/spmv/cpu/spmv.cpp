@@ -41,6 +41,7 @@
 #include <omp.h>
 
 #include "glp_kernel.h"
+// galapagos:evolve-begin (the LLM proposer may rewrite what follows; docs/llm.md)
 
 #ifndef GLP_FORMAT
 #define GLP_FORMAT 1
@@ -571,3 +572,4 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   csr_spmv(nrows, rp, ci, va, x, y);  // no private format for this matrix: plain CSR
   return 0;
 }
+// galapagos:evolve-end

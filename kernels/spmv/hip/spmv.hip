@@ -27,6 +27,7 @@
 
 #include "glp_kernel.h"
 #include "../cuda_hip/spmv_kernels.hpp"
+// galapagos:evolve-begin (the LLM proposer may rewrite what follows; docs/llm.md)
 
 namespace {
 
@@ -154,3 +155,4 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
                      P.nrows, P.rp, P.ci, P.va, P.x, P.y);
   return hipGetLastError() == hipSuccess ? 0 : 9;
 }
+// galapagos:evolve-end

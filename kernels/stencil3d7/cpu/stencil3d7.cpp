@@ -32,6 +32,7 @@
 #include <omp.h>
 
 #include "glp_kernel.h"
+// galapagos:evolve-begin (the LLM proposer may rewrite what follows; docs/llm.md)
 
 #ifndef GLP_TILE_X
 #define GLP_TILE_X 0
@@ -330,3 +331,4 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   }
   return 0;
 }
+// galapagos:evolve-end

@@ -16,6 +16,7 @@
 
 #include "glp_kernel.h"
 #include "../cuda_hip/stencil3d7_kernels.hpp"
+// galapagos:evolve-begin (the LLM proposer may rewrite what follows; docs/llm.md)
 
 GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, void* stream) {
   glp_stencil3d7::plan p;
@@ -27,3 +28,4 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   hipLaunchKernelGGL(glp_stencil3d7::sweep, p.grid, p.block, 0, s, p.u, p.v, p.g);
   return hipGetLastError() == hipSuccess ? 0 : 6;
 }
+// galapagos:evolve-end

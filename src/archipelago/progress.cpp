@@ -1,0 +1,135 @@
+#include "archipelago/progress.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace galapagos::archipelago {
+
+std::string format_seconds(double s) {
+  char buf[32];
+  if (!std::isfinite(s)) return "-";
+  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+std::string format_duration(double s) {
+  char buf[32];
+  if (!std::isfinite(s) || s < 0) return "-";
+  const long long t = std::llround(s);
+  if (t < 60) std::snprintf(buf, sizeof buf, "%llds", t);
+  else if (t < 3600) std::snprintf(buf, sizeof buf, "%lldm%02llds", t / 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%lldh%02lldm", t / 3600, (t % 3600) / 60);
+  return buf;
+}
+
+double progress_display::seconds_left(const generation_status& s) {
+  if (s.evaluated <= 0 || s.wall_s <= 0) return std::nan("");
+  return s.wall_s / s.evaluated * std::max(0, s.budget - s.evaluated);
+}
+
+namespace {
+
+std::string speedup_text(const generation_status& s) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.2fx over %s", std::isfinite(s.best_speedup) ? s.best_speedup : 0.0, s.baseline.c_str());
+  return buf;
+}
+
+double budget_share(const generation_status& s) {
+  return s.budget > 0 ? std::min(1.0, static_cast<double>(s.evaluated) / s.budget) : 0.0;
+}
+
+// Columns of the terminal behind `out` (80 when unknown): a live line must never wrap, or the
+// carriage return that redraws it would leave its first part behind.
+std::size_t columns(std::FILE* out) {
+  winsize w{};
+  if (ioctl(fileno(out), TIOCGWINSZ, &w) == 0 && w.ws_col > 10) return w.ws_col;
+  return 80;
+}
+
+}  // namespace
+
+std::string progress_display::plain_line(const generation_status& s) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "island %d gen %d: evaluated %d (failed %d) | best %s | %s | %.0f%% of budget, %s left",
+                s.island, s.generation, s.evaluated, s.failed, format_seconds(s.best_time_s).c_str(),
+                speedup_text(s).c_str(), 100 * budget_share(s), format_duration(seconds_left(s)).c_str());
+  return buf;
+}
+
+std::string progress_display::live_line(const generation_status& s) {
+  char buf[512];
+  char speedup[32] = "-";
+  if (std::isfinite(s.best_speedup)) std::snprintf(speedup, sizeof speedup, "%.2fx", s.best_speedup);
+  std::snprintf(buf, sizeof buf, "gen %d | %d/%d evaluated, %d failed | best %s (%s) | %.0f%% of budget, %s left",
+                s.generation, s.evaluated, s.budget, s.failed, format_seconds(s.best_time_s).c_str(), speedup,
+                100 * budget_share(s), format_duration(seconds_left(s)).c_str());
+  return buf;
+}
+
+progress_display::progress_display(std::FILE* out, verbosity v, bool live)
+    : out_(out), level_(v), live_(live && v == verbosity::normal) {}
+
+progress_display progress_display::for_rank(int rank, verbosity v) {
+  return progress_display(stdout, v, rank == 0 && isatty(fileno(stdout)) == 1);
+}
+
+progress_display::progress_display(progress_display&& o) noexcept
+    : out_(o.out_), level_(o.level_), live_(o.live_), shown_(std::move(o.shown_)) {
+  o.shown_.clear();
+}
+
+progress_display::~progress_display() { finish(); }
+
+void progress_display::redraw() {
+  std::string line = shown_;
+  const std::size_t width = columns(out_) - 1;
+  if (line.size() > width) line.resize(width);
+  std::fprintf(out_, "\r\033[K%s", line.c_str());
+  std::fflush(out_);
+}
+
+void progress_display::generation(const generation_status& s) {
+  if (level_ == verbosity::quiet) return;
+  if (live_) {
+    shown_ = live_line(s);
+    redraw();
+    return;
+  }
+  std::fprintf(out_, "%s\n", plain_line(s).c_str());
+  std::fflush(out_);
+}
+
+void progress_display::candidate(int island, long long id, const std::string& status, const std::string& reason,
+                                 double time_s, const std::string& params) {
+  if (level_ == verbosity::quiet || (status == "ok" && level_ != verbosity::verbose)) return;
+  char buf[512];
+  if (status == "ok")
+    std::snprintf(buf, sizeof buf, "island %d: candidate %lld ok: %s %s", island, id, format_seconds(time_s).c_str(),
+                  params.c_str());
+  else
+    std::snprintf(buf, sizeof buf, "island %d: candidate %lld %s: %s", island, id, status.c_str(),
+                  reason.substr(0, 200).c_str());
+  message(buf);
+}
+
+void progress_display::message(const std::string& line) {
+  if (live_ && !shown_.empty()) std::fputs("\r\033[K", out_);
+  std::fprintf(out_, "%s\n", line.c_str());
+  if (live_ && !shown_.empty()) redraw();
+  std::fflush(out_);
+}
+
+void progress_display::finish() {
+  if (!live_ || shown_.empty()) return;
+  std::fputc('\n', out_);
+  std::fflush(out_);
+  shown_.clear();
+}
+
+}  // namespace galapagos::archipelago

@@ -1,0 +1,72 @@
+// How a search shows its progress. On a terminal, rank 0 keeps one status line redrawn in place
+// (generation, evaluated and failed counts, best so far, share of the budget spent, time left);
+// in batch logs (no terminal) and on the other ranks, one plain line per generation. --quiet
+// shows neither; --verbose never redraws and adds one line per candidate.
+#pragma once
+
+#include <cstdio>
+#include <limits>
+#include <string>
+
+namespace galapagos::archipelago {
+
+enum class verbosity { quiet, normal, verbose };
+
+// One island's state after a generation. Counts and times cover the island's whole search
+// (every session of a resumed run).
+struct generation_status {
+  int island = 0;
+  int generation = 0;
+  int evaluated = 0;
+  int failed = 0;
+  int budget = 0;  // evaluations allowed to the island
+  double best_time_s = std::numeric_limits<double>::infinity();  // best median so far
+  double best_speedup = std::numeric_limits<double>::quiet_NaN();
+  std::string baseline;  // the fastest baseline, which the speedup is over
+  double wall_s = 0;     // search time so far
+};
+
+class progress_display {
+ public:
+  // live: redraw one line in place; else one plain line per generation.
+  progress_display(std::FILE* out, verbosity v, bool live);
+  // The display of one island's rank on stdout: live when it is rank 0, stdout is a terminal
+  // and the verbosity is normal.
+  static progress_display for_rank(int rank, verbosity v);
+  progress_display(const progress_display&) = delete;
+  progress_display& operator=(const progress_display&) = delete;
+  progress_display(progress_display&& o) noexcept;
+  progress_display& operator=(progress_display&&) = delete;
+  ~progress_display();
+
+  void generation(const generation_status& s);
+  // One evaluated candidate: failures are shown unless quiet, correct ones only when verbose.
+  void candidate(int island, long long id, const std::string& status, const std::string& reason, double time_s,
+                 const std::string& params);
+  // Any other line: printed above the live line, which is then drawn again.
+  void message(const std::string& line);
+  // Ends the live line so that what follows starts on a line of its own.
+  void finish();
+
+  bool live() const { return live_; }
+  verbosity level() const { return level_; }
+
+  static std::string plain_line(const generation_status& s);
+  static std::string live_line(const generation_status& s);
+  // Seconds left at the island's pace so far (NaN before the first evaluation).
+  static double seconds_left(const generation_status& s);
+
+ private:
+  void redraw();
+  std::FILE* out_;
+  verbosity level_;
+  bool live_;
+  std::string shown_;  // the live line now on screen; empty: none
+};
+
+// "1.234 ms", "56.0 us", "-" for a time that is not finite.
+std::string format_seconds(double s);
+// "45s", "3m07s", "2h05m", "-" when unknown.
+std::string format_duration(double s);
+
+}  // namespace galapagos::archipelago

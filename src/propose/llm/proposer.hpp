@@ -1,0 +1,99 @@
+// The LLM proposer of an island: one variation is a short conversation (the AVO pattern). The
+// model proposes SEARCH/REPLACE edits to a parent's source; galapagos applies them, builds and
+// judges the candidate with the same evaluator as every other candidate, and sends the
+// compiler's or checker's words (or the measurements) back; the model repairs, up to `turns`
+// turns, until a candidate is accepted. Every call becomes a record; the API key never does.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/rng.hpp"
+#include "propose/llm/client.hpp"
+#include "propose/llm/ensemble.hpp"
+
+namespace galapagos::propose {
+
+struct llm_model {
+  std::string name;  // as records and the bandit name it
+  llm_endpoint endpoint;
+  double weight = 1;  // share of the variations it gets (before the bandit moves it)
+};
+
+struct llm_settings {
+  std::vector<llm_model> models;  // empty: the island proposes genomes only
+  llm_budget budget;              // this island's part of the run's budget
+  bool bandit = false;            // move weight to the model that improves most per cost
+  double share = 0.25;            // of each generation's new candidates (after the first)
+  int turns = 3;                  // model turns per variation: the proposal, then repairs
+  int stagnation_generations = 3; // no better best for this long: ask for another direction
+  bool whole_file = false;        // edits may change every line, not only the evolve regions
+  int elites_in_prompt = 3;       // elites shown with their measurements
+  std::filesystem::path system_prompt, variation_prompt, repair_prompt;
+  std::vector<std::filesystem::path> notes;  // hardware notes given as context
+  bool enabled() const { return !models.empty(); }
+};
+
+// What became of a candidate the proposer made (the island's evaluation of it).
+struct candidate_outcome {
+  bool evaluated = false;  // false: not judged (already evaluated, or the island's budget is spent)
+  std::string status;      // the evaluator's status (ok, compile_error, wrong_result, ...) or why not evaluated
+  std::string message;     // the compiler's or checker's words, or the measurements when ok
+  double time_s = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t candidate_id = -1;
+};
+
+struct call_record {
+  int turn = 0;
+  std::string model;
+  llm_reply reply;     // the answer as received (the key masked)
+  std::string prompt;  // the messages sent, role by role
+  int edits_applied = 0, edits_failed = 0;
+  // accepted, or what went wrong: the evaluator's status, no_edits, edits_not_applied,
+  // unchanged, already_evaluated, not_evaluated, budget_exhausted, llm_<client status>
+  std::string outcome;
+  std::int64_t candidate_id = -1;
+};
+
+struct variation_request {
+  std::string parent_source;
+  double parent_time_s = std::numeric_limits<double>::infinity();
+  // Placeholders of the variation template: family, family_description, entry_point,
+  // hardware, language, parent_measurements, elites.
+  std::map<std::string, std::string> values;
+  int generations_without_improvement = 0;
+};
+
+using candidate_judge = std::function<candidate_outcome(const std::string& source)>;
+
+class llm_proposer {
+ public:
+  // Reads the templates and notes and sets up a client per model. Throws galapagos::error naming
+  // the file for a template or note that cannot be read, or the variable of a missing API key.
+  llm_proposer(llm_settings settings, std::uint64_t seed);
+  // One variation of the parent: the model's turns, each candidate judged by `judge`.
+  std::vector<call_record> vary(const variation_request& request, const candidate_judge& judge);
+  bool exhausted() const;  // the budget is spent: no more calls
+  std::int64_t tokens_spent() const { return tokens_; }
+  double cost_spent() const { return cost_; }
+  const ensemble& models() const { return ensemble_; }
+
+ private:
+  std::string direction(const variation_request& r) const;
+  llm_settings settings_;
+  std::vector<std::unique_ptr<llm_client>> clients_;
+  ensemble ensemble_;
+  core::rng rng_;
+  std::string system_text_, variation_text_, repair_text_, notes_;
+  std::string feedback_ = "This is your first proposal on this island.";
+  std::int64_t tokens_ = 0;
+  double cost_ = 0;
+};
+
+}  // namespace galapagos::propose

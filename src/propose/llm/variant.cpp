@@ -1,0 +1,93 @@
+#include "propose/llm/variant.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace galapagos::propose {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+}  // namespace
+
+declared_params parse_declared_params(const std::string& source, const std::vector<core::parameter>& base) {
+  static const std::regex declaration(R"(galapagos:param\s+(.*)$)");
+  static const std::regex shape(R"(([A-Z][A-Z0-9_]*)\s*=\s*\[(.*)\]\s*)");
+  static const std::regex value(R"(-?[A-Za-z0-9_.]+)");
+  declared_params out;
+  std::set<std::string> names;
+  for (const auto& p : base) names.insert(p.name);
+  std::istringstream lines(source);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    std::smatch m;
+    if (!std::regex_search(line, m, declaration)) continue;
+    const std::string where = "line " + std::to_string(number) + ": ";
+    std::string body = trim(m[1].str());
+    if (body.ends_with("*/")) body = trim(body.substr(0, body.size() - 2));
+    std::smatch d;
+    if (!std::regex_match(body, d, shape)) {
+      out.problems.push_back(where + "a declaration reads `galapagos:param NAME = [v1, v2, ...]` with NAME in capitals");
+      continue;
+    }
+    core::parameter p{d[1].str(), {}};
+    if (names.contains(p.name)) {
+      out.problems.push_back(where + "parameter " + p.name + " already exists; declare a new name");
+      continue;
+    }
+    bool ok = true;
+    std::istringstream items(d[2].str());
+    std::string item;
+    while (std::getline(items, item, ',')) {
+      item = trim(item);
+      if (!std::regex_match(item, value)) {
+        out.problems.push_back(where + "value '" + item + "' of " + p.name + " is not a number or an identifier");
+        ok = false;
+        break;
+      }
+      if (std::find(p.values.begin(), p.values.end(), item) == p.values.end()) p.values.push_back(item);
+    }
+    if (!ok) continue;
+    if (p.values.empty() || static_cast<int>(p.values.size()) > max_declared_values) {
+      out.problems.push_back(where + p.name + " needs 1 to " + std::to_string(max_declared_values) + " values");
+      continue;
+    }
+    if (static_cast<int>(out.params.size()) >= max_declared_params) {
+      out.problems.push_back(where + "at most " + std::to_string(max_declared_params) + " new parameters per source");
+      continue;
+    }
+    names.insert(p.name);
+    out.params.push_back(std::move(p));
+  }
+  return out;
+}
+
+int default_value_index(const std::string& source, const core::parameter& p) {
+  const std::regex define("#\\s*define\\s+GLP_" + p.name + "\\s+(\\S+)");
+  std::smatch m;
+  if (std::regex_search(source, m, define)) {
+    const auto it = std::find(p.values.begin(), p.values.end(), m[1].str());
+    if (it != p.values.end()) return static_cast<int>(it - p.values.begin());
+  }
+  return 0;
+}
+
+std::unique_ptr<core::search_space> variant_space(const core::search_space& base, const std::vector<core::parameter>& declared) {
+  std::vector<core::parameter> params = base.parameters();
+  const std::size_t leading = params.size();
+  params.insert(params.end(), declared.begin(), declared.end());
+  return std::make_unique<core::search_space>(std::move(params), [&base, leading](const core::genome& g) {
+    return base.is_valid(core::genome(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(leading)));
+  });
+}
+
+}  // namespace galapagos::propose

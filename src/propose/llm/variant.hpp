@@ -1,0 +1,39 @@
+// Source variants: a rewrite of a family's template that a model proposed. A variant keeps the
+// template's tunable parameters and may declare new ones in its evolve regions,
+//
+//   // galapagos:param NAME = [v1, v2, ...]
+//
+// which the GA then tunes like any other (passed as -DGLP_<NAME>=<value>). Its parameter space
+// is the template's, with the declared parameters appended, so the template's constraints
+// still apply to the leading genes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/search_space.hpp"
+
+namespace galapagos::propose {
+
+inline constexpr int max_declared_params = 8;
+inline constexpr int max_declared_values = 16;
+
+struct declared_params {
+  std::vector<core::parameter> params;
+  std::vector<std::string> problems;  // declarations that were refused, one line each
+};
+
+// The parameters a source declares. A declaration that is malformed, repeats a name, names a
+// parameter of `base`, or goes beyond the limits above is refused with a reason.
+declared_params parse_declared_params(const std::string& source, const std::vector<core::parameter>& base);
+
+// The value a declared parameter takes when the source's own default (#define GLP_<NAME> v
+// under #ifndef) is among its values; otherwise its first value.
+int default_value_index(const std::string& source, const core::parameter& p);
+
+// The variant's space: `base`'s parameters and constraints, then the declared parameters.
+// `base` must outlive the result.
+std::unique_ptr<core::search_space> variant_space(const core::search_space& base, const std::vector<core::parameter>& declared);
+
+}  // namespace galapagos::propose

@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+"""llm_search.py GALAPAGOS SOURCE_DIR WORK_DIR: a search with the LLM proposer against a real
+HTTP server on loopback (tools/llm_test_server.py) that serves scripted answers, in order:
+
+  1-3  a 429 (Retry-After), a 500, then a rewrite that drops the slow divisions, declares a new
+       parameter BLOCK and does not compile (its text also echoes the API key);
+  4    a repair turn that fixes the compile error: the candidate is accepted;
+  5    a slow, malformed answer (no choices);
+  6    edits that do not apply; 7: an answer without edits (the repair turn of 6).
+
+The run's token budget is spent after answer 7. The test proves: the compile error reaches the
+model in the repair turn and the repaired rewrite is accepted; the known faster rewrite wins
+the run; the GA tunes the parameter the model declared; malformed answers and failed edits are
+recorded and the run goes on; the budget stops the calls; the key is in no output file."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+import h5py
+
+galapagos, source_dir, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+for f in glob.glob(os.path.join(work, "*")):
+    if os.path.isfile(f):
+        os.remove(f)
+KEY = "sk-galapagos-test-4f9c2d1e8b7a6"
+
+LOOP = """#if GLP_SCHEDULE == 1
+#pragma omp parallel for schedule(dynamic, 4096)
+#else
+#pragma omp parallel for schedule(static)
+#endif
+  for (int64_t i = 0; i < n; ++i) {
+    double x = in[i];
+    GLP_UNROLLED(GLP_UNROLL)
+    for (int k = 0; k < 16; ++k) x = x * 3.0 / 3.0;
+    out[i] = 2.0 * x + 1.0;
+  }"""
+BROKEN_LINE = "    for (int64_t i = b; i < e; ++i) out[i] = 2.0 * in[i] + 1.0 + undeclared_offset;"
+REWRITE = """  // galapagos:param BLOCK = [4096, 65536]
+#ifndef GLP_BLOCK
+#define GLP_BLOCK 4096
+#endif
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < n; b += GLP_BLOCK) {
+    const int64_t e = b + GLP_BLOCK < n ? b + GLP_BLOCK : n;
+#pragma omp simd
+""" + BROKEN_LINE + """
+  }"""
+
+
+def block(search, replace):
+    return f"<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n"
+
+
+def ok(content, tokens=(60, 40)):
+    return {"status": 200, "body": {"choices": [{"message": {"role": "assistant", "content": content}}],
+                                    "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1]}}}
+
+
+script = [
+    {"status": 429, "headers": {"Retry-After": "0"}, "body": {"error": "slow down"}},
+    {"status": 500, "body": "internal error"},
+    ok(f"The divisions are useless: compute 2*x+1 directly, in blocks (my key is {KEY}).\n" + block(LOOP, REWRITE)),
+    ok("Drop the undeclared name.\n" + block(BROKEN_LINE, BROKEN_LINE.replace(" + undeclared_offset", ""))),
+    {"status": 200, "delay_s": 1.0, "body": {"id": "x", "object": "chat.completion"}},
+    ok("Unroll it.\n" + block("    this line is not in the source;", "    nor is this one;")),
+    ok("I would rather leave it as it is."),
+    ok("This answer must never be requested: the budget is spent.\n" + block("a", "b")),
+]
+script_file = os.path.join(work, "script.json")
+port_file, log_file = os.path.join(work, "port"), os.path.join(work, "requests.jsonl")
+with open(script_file, "w") as f:
+    json.dump(script, f)
+server = subprocess.Popen([sys.executable, os.path.join(source_dir, "tools", "llm_test_server.py"), script_file, port_file, log_file])
+try:
+    for _ in range(200):
+        if os.path.exists(port_file):
+            break
+        time.sleep(0.05)
+    port = open(port_file).read().strip()
+    out = os.path.join(work, "llm.h5")
+    config = os.path.join(work, "llm.toml")
+    with open(config, "w") as f:
+        f.write(f"""[run]
+family = "llm_axpb"
+backend = "cpu"
+out = "{out}"
+kernel_paths = ["{source_dir}/tests/data/kernels"]
+[search]
+budget = 16
+seed = 3
+population = 4
+offspring = 4
+elite = 1
+[migration]
+topology = "none"
+[eval]
+timeout_s = 30
+seeds = 1
+min_repetitions = 3
+max_repetitions = 6
+time_cap_s = 0.3
+final_rounds = 3
+cache_dir = "{work}/cache"
+[llm]
+share = 0.25
+turns = 2
+max_tokens = 400
+[[llm.models]]
+name = "scripted"
+url = "http://127.0.0.1:{port}/v1/chat/completions"
+model = "test-model"
+api_key_env = "GLP_TEST_LLM_KEY"
+max_attempts = 4
+backoff_initial_s = 0.05
+backoff_max_s = 0.2
+timeout_s = 20
+price_prompt_per_mtok = 1.0
+price_completion_per_mtok = 2.0
+""")
+    env = dict(os.environ, GLP_TEST_LLM_KEY=KEY)
+    run = subprocess.run([galapagos, "run", config], env=env, capture_output=True, text=True, timeout=600)
+finally:
+    server.kill()
+print(run.stdout)
+print(run.stderr, file=sys.stderr)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAILED:", what, file=sys.stderr)
+
+
+check(run.returncode == 0, f"galapagos run exit {run.returncode}")
+requests = [json.loads(line) for line in open(log_file)]
+check(len(requests) == 7, f"the budget stops the calls: 7 requests expected, the server got {len(requests)}")
+check(all(r["headers"].get("Authorization") == f"Bearer {KEY}" for r in requests), "every request carries the key")
+bodies = [json.loads(r["body"]) for r in requests]
+repair_prompt = bodies[3]["messages"][-1]["content"]
+check("undeclared_offset" in repair_prompt and "error" in repair_prompt,
+      "the repair turn shows the model the compiler's error")
+check("was not applied" in bodies[6]["messages"][-1]["content"], "a block that does not apply is reported in the next turn")
+check("llm budget is spent" in run.stdout.lower(), "the run says the LLM budget is spent")
+
+with h5py.File(out, "r") as f:
+    check(f.attrs["finished"] == "true", "the run finished")
+    calls = f["llm_calls"][:]
+    cands = f["candidates"][:]
+    dec = lambda v: v.decode() if isinstance(v, bytes) else v
+    outcomes = [(int(c["variation"]), int(c["turn"]), dec(c["status"]), dec(c["outcome"])) for c in calls]
+    print("llm calls:", outcomes)
+    check([o[3] for o in outcomes] == ["compile_error", "accepted", "llm_malformed", "edits_not_applied", "no_edits"],
+          f"call outcomes {outcomes}")
+    check([(o[0], o[1]) for o in outcomes] == [(0, 0), (0, 1), (1, 0), (2, 0), (2, 1)], "variations and turns")
+    check(int(calls[0]["attempts"]) == 3, "the 429 and the 500 were retried within the first call")
+    check(int(calls[0]["prompt_tokens"]) == 60 and abs(float(calls[0]["cost"]) - (60 * 1.0 + 40 * 2.0) / 1e6) < 1e-12,
+          "tokens and cost are recorded")
+    check("***" in dec(calls[0]["response"]) and KEY not in dec(calls[0]["response"]), "the echoed key is masked")
+    check("Entry point" in dec(calls[0]["prompt"]) and "llm_axpb" in dec(calls[0]["prompt"]), "the prompt is recorded")
+    by_id = {int(c["id"]): c for c in cands}
+    accepted = by_id[int(calls[1]["candidate_id"])]
+    broken = by_id[int(calls[0]["candidate_id"])]
+    check(dec(broken["status"]) == "compile_error" and dec(broken["origin"]) == "llm", "the broken rewrite is a failed candidate")
+    check(dec(accepted["status"]) == "ok" and dec(accepted["origin"]) == "llm", "the repaired rewrite is accepted")
+    variant = dec(accepted["source_hash"])
+    text = f["sources"][variant][()]
+    text = text.decode() if isinstance(text, bytes) else text
+    check("galapagos:param BLOCK" in text and "undeclared_offset" not in text, "the accepted source is stored")
+    blocks = {json.loads(dec(c["params"])).get("BLOCK") for c in cands if dec(c["source_hash"]) == variant}
+    check(blocks == {4096, 65536}, f"the GA tried the declared parameter's values: {blocks}")
+    check(any(dec(c["origin"]) == "offspring" and dec(c["source_hash"]) == variant for c in cands),
+          "the GA bred from the rewrite")
+    template = [float(c["time_median_s"]) for c in cands if dec(c["status"]) == "ok" and dec(c["origin"]) != "llm"
+                and dec(c["source_hash"]) != variant]
+    w = f["winner"].attrs
+    check(dec(w["source_hash"]) == variant and dec(w["status"]) == "ok", "the rewrite wins the run")
+    check(float(w["time_median_s"]) * 3 < min(template), f"the rewrite is several times faster than the template's best "
+          f"({float(w['time_median_s']):.2e} s vs {min(template):.2e} s)")
+    check(len(cands) == 16, f"the run spent its budget: {len(cands)} candidates")
+
+leaks = []
+for root, _, files in os.walk(work):
+    for name in files:
+        path = os.path.join(root, name)
+        if path in (script_file, log_file):
+            continue  # the server's own script and log
+        with open(path, "rb") as fh:
+            if KEY.encode() in fh.read():
+                leaks.append(path)
+check(not leaks, f"the key is in no output file: {leaks}")
+check(KEY not in run.stdout and KEY not in run.stderr, "the key is in neither stdout nor stderr")
+if failures:
+    sys.exit(1)
+print("llm_search: all checks passed")

@@ -1,0 +1,93 @@
+// Source variants (propose/llm/variant.hpp) and the model ensemble (ensemble.hpp).
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "core/rng.hpp"
+#include "propose/llm/ensemble.hpp"
+#include "propose/llm/variant.hpp"
+
+namespace gp = galapagos::propose;
+namespace gc = galapagos::core;
+
+namespace {
+const std::vector<gc::parameter> base = {{"TILE", {"8", "16"}}, {"UNROLL", {"1", "2", "4"}}};
+}
+
+TEST(LlmVariant, DeclaredParametersAreReadFromComments) {
+  const std::string src =
+      "// galapagos:evolve-begin\n"
+      "  // galapagos:param BLOCK = [64, 256, 1024]\n"
+      "#ifndef GLP_BLOCK\n#define GLP_BLOCK 256\n#endif\n"
+      "  /* galapagos:param MODE = [fast, exact] */\n"
+      "// galapagos:evolve-end\n";
+  const auto d = gp::parse_declared_params(src, base);
+  EXPECT_TRUE(d.problems.empty());
+  ASSERT_EQ(d.params.size(), 2u);
+  EXPECT_EQ(d.params[0].name, "BLOCK");
+  EXPECT_EQ(d.params[0].values, (std::vector<std::string>{"64", "256", "1024"}));
+  EXPECT_EQ(d.params[1].name, "MODE");
+  EXPECT_EQ(d.params[1].values, (std::vector<std::string>{"fast", "exact"}));
+  EXPECT_EQ(gp::default_value_index(src, d.params[0]), 1);  // #define GLP_BLOCK 256
+  EXPECT_EQ(gp::default_value_index(src, d.params[1]), 0);  // no default: the first value
+}
+
+TEST(LlmVariant, BadDeclarationsAreRefusedWithAReason) {
+  std::string src = "// galapagos:param TILE = [4, 8]\n"       // a template parameter
+                    "// galapagos:param lower = [1]\n"         // not capitals
+                    "// galapagos:param A = [1, 2]\n"
+                    "// galapagos:param A = [3]\n"             // repeated
+                    "// galapagos:param B = [1; rm -rf]\n"     // not a value
+                    "// galapagos:param C = []\n";             // no values
+  const auto d = gp::parse_declared_params(src, base);
+  ASSERT_EQ(d.params.size(), 1u);
+  EXPECT_EQ(d.params[0].name, "A");
+  ASSERT_EQ(d.problems.size(), 5u);
+  EXPECT_NE(d.problems[0].find("line 1: parameter TILE already exists"), std::string::npos);
+  EXPECT_NE(d.problems[1].find("line 2"), std::string::npos);
+  for (int i = 0; i < 20; ++i) src += "// galapagos:param P" + std::to_string(i) + " = [1]\n";
+  EXPECT_EQ(gp::parse_declared_params(src, base).params.size(), static_cast<std::size_t>(gp::max_declared_params));
+}
+
+TEST(LlmVariant, TheVariantSpaceKeepsTheTemplateConstraints) {
+  const gc::search_space b(base, [](const gc::genome& g) { return !(g[0] == 1 && g[1] == 2); });
+  const auto v = gp::variant_space(b, {{"BLOCK", {"64", "256"}}});
+  ASSERT_EQ(v->parameters().size(), 3u);
+  EXPECT_TRUE(v->is_valid({0, 2, 1}));
+  EXPECT_FALSE(v->is_valid({1, 2, 0}));  // the template's constraint on its leading genes
+  EXPECT_FALSE(v->is_valid({0, 0, 2}));  // out of range
+  EXPECT_EQ(v->count_valid(100), 10u);
+}
+
+TEST(LlmEnsemble, WithoutTheBanditTheWeightsDecide) {
+  gp::ensemble e({1.0, 3.0}, false);
+  e.reward(0, 5.0, 1.0);
+  const auto p = e.shares();
+  EXPECT_DOUBLE_EQ(p[0], 0.25);
+  EXPECT_DOUBLE_EQ(p[1], 0.75);
+  gc::rng r(1);
+  int second = 0;
+  for (int i = 0; i < 4000; ++i) second += e.pick(r);
+  EXPECT_NEAR(second / 4000.0, 0.75, 0.03);
+  EXPECT_THROW(gp::ensemble({}, false), std::invalid_argument);
+  EXPECT_THROW(gp::ensemble({1.0, 0.0}, false), std::invalid_argument);
+}
+
+TEST(LlmEnsemble, TheBanditMovesWeightToTheModelThatImprovesMostPerCost) {
+  gp::ensemble e({1.0, 1.0}, true);
+  EXPECT_DOUBLE_EQ(e.shares()[0], 0.5);  // nothing known yet
+  // Model 0 is cheap but never improves; model 1 costs twice as much and improves.
+  for (int i = 0; i < 5; ++i) {
+    e.reward(0, 0.0, 1.0);
+    e.reward(1, 0.3, 2.0);
+  }
+  const auto p = e.shares();
+  EXPECT_GT(p[1], 0.9);
+  EXPECT_GT(p[0], 0.0);  // still explored now and then
+  EXPECT_EQ(e.calls(1), 5);
+  // A newcomer under its warm-up is tried as if it were the best.
+  gp::ensemble f({1.0, 1.0, 1.0}, true);
+  for (int i = 0; i < 3; ++i) f.reward(0, 0.5, 1.0), f.reward(1, 0.0, 1.0);
+  EXPECT_GT(f.shares()[2], f.shares()[1]);
+}
