@@ -2,8 +2,9 @@
 # Installs every dependency of galapagos from Debian 12's packages. Idempotent: packages
 # already present are left alone. Run as root (or through sudo).
 #   tools/install-deps.sh            build + run dependencies, test tools (slurm, munge, h5py,
-#                                    hipcc for the HIP build check). The CUDA toolkit is used where
-#                                    present (/usr/local/cuda); Debian 12 does not package CUDA 12+.
+#                                    hipcc for the HIP build check, chromium for the report test).
+#                                    The CUDA toolkit is used where present (/usr/local/cuda);
+#                                    Debian 12 does not package CUDA 12+.
 set -euo pipefail
 
 packages=(
@@ -18,6 +19,7 @@ packages=(
   libgtest-dev googletest
   libopenblas-dev libblis-openmp-dev
   python3 python3-h5py python3-numpy python3-pandas python3-matplotlib
+  chromium
   slurm-wlm munge
   hipcc
 )

@@ -9,5 +9,9 @@ namespace galapagos::cli {
 int run_command(const std::vector<std::string>& args, int argc, char** argv);
 int resume_command(const std::vector<std::string>& args, int argc, char** argv);
 int eval_command(const std::vector<std::string>& args);
+int report_command(const std::vector<std::string>& args);
+int export_command(const std::vector<std::string>& args);
+int space_command(const std::vector<std::string>& args);
+int simulate_command(const std::vector<std::string>& args);
 
 }  // namespace galapagos::cli

@@ -20,13 +20,23 @@ const char* usage =
     "usage: galapagos COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  run CONFIG [--out FILE] [--budget N] [--seed S] [--quiet] [--replay RECORDED.h5 [--replay-delay S]]\n"
+    "  run CONFIG [--out FILE] [--budget N] [--seed S] [--quiet | --verbose] [--replay RECORDED.h5 [--replay-delay S]]\n"
     "        island-model search described by a TOML config; under mpirun every rank is an island\n"
-    "  resume FILE [--quiet]\n"
+    "  resume FILE [--quiet | --verbose]\n"
     "        continue a run from the checkpoint in its results file (same number of MPI ranks)\n"
     "  eval --family NAME --backend cpu SOURCE [--param K=V ...] [--json] [--size NAME]\n"
     "       [--config FILE] [--no-baselines]\n"
     "        evaluate one candidate source: exit 0 accepted, 1 rejected, 2 usage or setup error\n"
+    "  simulate SPACE [--strategy KIND[,KIND...]] [--islands N] [--budget N] [--budget-s S] [--seed S]\n"
+    "       [--seeds N] [--config FILE] [--at N[,N...]] [--json]\n"
+    "        replay search strategies against a recorded space (results file or Kernel Tuner cache)\n"
+    "  report FILE [--out DIR]\n"
+    "        HTML and Markdown report of a run with PNG plots (python3-matplotlib)\n"
+    "  export FILE [--id N | --best] [--out DIR] [--seeds N]\n"
+    "        review package of a candidate, verified again on held-out sizes and seeds: exit 0 verified,\n"
+    "        1 FLAGGED (fails on held-out problems), 2 usage or bad file\n"
+    "  space FAMILY [--backend B] [--sample N] [--seed S] [--json]\n"
+    "        size of a family's parameter space, its constraints and a sample of valid points\n"
     "  version\n";
 
 }  // namespace
@@ -51,7 +61,10 @@ int main(int argc, char** argv) {
     std::printf("galapagos %s (%s)\n", galapagos::build_info::version, galapagos::build_info::git_revision);
     return 0;
   }
-  if (cmd != "run" && cmd != "eval" && cmd != "resume") {
+  if (cmd == "simulate") return galapagos::cli::simulate_command(args);  // runs no kernels: no Kokkos
+  if (cmd == "report") return galapagos::cli::report_command(args);  // runs no kernels: no Kokkos
+  if (cmd == "space") return galapagos::cli::space_command(args);
+  if (cmd != "run" && cmd != "eval" && cmd != "resume" && cmd != "export") {
     std::fprintf(stderr, "galapagos: unknown command '%s'\n%s", cmd.c_str(), usage);
     return 2;
   }
@@ -63,5 +76,6 @@ int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(kargs);
   if (cmd == "run") return galapagos::cli::run_command(args, argc, argv);
   if (cmd == "resume") return galapagos::cli::resume_command(args, argc, argv);
+  if (cmd == "export") return galapagos::cli::export_command(args);
   return galapagos::cli::eval_command(args);
 }

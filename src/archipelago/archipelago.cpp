@@ -27,6 +27,7 @@
 #include "eval/node_lock.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
+#include "propose/llm/proposer.hpp"
 #include "propose/llm/variant.hpp"
 #include "store/publish.hpp"
 #include "store/results_file.hpp"
@@ -167,8 +168,9 @@ class island_runner {
         }
       const int want = std::min(room - static_cast<int>(todo.size()), island_.generation() == 0 ? cfg.ga.population : cfg.ga.offspring);
       // The LLM's share of this generation's new candidates (none in the first: it needs a parent).
-      const int by_llm = llm_ && !llm_->exhausted() && island_.generation() > 0 && want > 0
-                             ? std::max(1, static_cast<int>(std::lround(want * cfg.llm.share))) : 0;
+      const double share = cfg.llm.share_of(migrants_.rank());
+      const int by_llm = llm_ && !llm_->exhausted() && island_.generation() > 0 && want > 0 && share > 0
+                             ? std::max(1, static_cast<int>(std::lround(want * share))) : 0;
       int genetic = std::max(want - by_llm, 0);
       // An accepted rewrite's new parameters are tried at each of their values first.
       for (; genetic > 0 && !declared_to_try_.empty(); declared_to_try_.erase(declared_to_try_.begin()))
@@ -557,6 +559,7 @@ class island_runner {
     std::string elites;
     for (const auto& e : best) elites += "- " + describe_individual(e) + "\n";
     req.values["elites"] = elites.empty() ? "(none yet)" : elites;
+    req.values["inspirations"] = inspirations(parent);
     const int variation = variations_++;
     auto judge = [&](const std::string& text) -> propose::candidate_outcome {
       if (static_cast<int>(island_.evaluated()) >= s_.config.budget)
@@ -648,11 +651,13 @@ class island_runner {
     for (std::size_t i = 0; i < f.symbols.size(); ++i) entry += "// sizes[" + std::to_string(i) + "]: " + f.symbols[i] + "\n";
     v["entry_point"] = entry;
     const auto& c = s_.evaluator->machine();
-    char buf[512];
+    const std::string gpu = s_.evaluator->device_name();
+    char buf[768];
     std::snprintf(buf, sizeof buf,
-                  "Backend %s. CPU %s, %d cores, last-level cache %zu KiB. Measured: memory bandwidth %.1f GB/s, "
+                  "Backend %s%s%s. CPU %s (%s), %d cores, last-level cache %zu KiB. Measured on %s: memory bandwidth %.1f GB/s, "
                   "float64 peak %.0f GFLOP/s, float32 peak %.0f GFLOP/s.",
-                  s_.config.backend.c_str(), s_.probe.cpu_model.c_str(), s_.probe.cores, s_.probe.llc_bytes / 1024,
+                  s_.config.backend.c_str(), gpu.empty() ? "" : ", GPU ", gpu.c_str(), s_.probe.cpu_model.c_str(),
+                  cpu_isa_.c_str(), s_.probe.cores, s_.probe.llc_bytes / 1024, s_.config.backend == "cpu" ? "the CPU" : "the device",
                   c.bandwidth_gbs, c.peak_gflops, c.peak_gflops_f32);
     v["hardware"] = buf;
     const auto ext = f.backend(s_.config.backend).tmpl.source.extension().string();
@@ -660,11 +665,37 @@ class island_runner {
     return v;
   }
 
+  // Diverse inspirations: correct members of the population built from another source than the
+  // parent's, the first with its source.
+  std::string inspirations(const core::individual& parent) {
+    std::vector<const core::individual*> others;
+    for (const auto& ind : island_.population())
+      if (ind.variant != parent.variant && std::isfinite(ind.fitness)) others.push_back(&ind);
+    if (others.empty()) return "(none: every correct candidate of this island is built from the parent's source)";
+    std::string out;
+    for (int k = 0; k < 2 && !others.empty(); ++k) {
+      const auto pick = static_cast<std::size_t>(llm_rng_.below(static_cast<int>(others.size())));
+      const auto& ind = *others[pick];
+      out += "- " + describe_individual(ind) + "\n";
+      if (k == 0) {
+        std::string text = variants_[static_cast<std::size_t>(ind.variant)].text;
+        if (text.size() > 8000) text = text.substr(0, 8000) + "\n[... cut]";
+        out += "\n```\n" + text + "\n```\n\n";
+      }
+      others.erase(others.begin() + static_cast<std::ptrdiff_t>(pick));
+    }
+    return out;
+  }
+
   std::string describe_individual(const core::individual& ind) const {
     std::string out = "candidate " + std::to_string(ind.id) + (ind.variant == 0 ? " (the template)" : " (a rewrite)") + ": " +
                       (std::isfinite(ind.fitness) ? "time " + format_time(ind.fitness) : std::string("failed"));
     if (std::isfinite(ind.fitness) && std::isfinite(best_baseline_s_))
-      out += ", " + format_number(std::round(100 * best_baseline_s_ / ind.fitness) / 100) + "x over " + best_baseline_name_;
+    {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.2f", best_baseline_s_ / ind.fitness);
+      out += std::string(", ") + ratio + "x over " + best_baseline_name_;
+    }
     return out + ", parameters " + island_.space(ind.variant).to_json(ind.g);
   }
 
@@ -741,7 +772,8 @@ class island_runner {
   std::int64_t llm_calls_ = 0;
   bool llm_exhausted_reported_ = false;
   int stagnant_generations_ = 0;
-  std::vector<core::point> declared_to_try_;  // values of parameters a model declared, not tried yet
+  std::vector<core::point> declared_to_try_;
+  std::string cpu_isa_ = eval::cpu_isa_summary();  // values of parameters a model declared, not tried yet
   double best_at_last_generation_ = inf;
   int migrants_through_ = 0;       // sender generation of the last migrants taken in
   std::set<int> finished_sources_, stopped_sources_;  // senders that said "done" / "stopped"
@@ -854,6 +886,14 @@ std::unique_ptr<setup> prepare(const search_start& st) {
   }
   if (!s->settings.replay.empty() && s->config.llm.enabled())
     throw error(s->config.file.string(), "[llm]: a replayed run cannot judge new sources (remove [llm] to replay this config)");
+  // Templates, notes and keys of the LLM proposer are checked before anything is written.
+  if (s->config.llm.enabled()) {
+    try {
+      propose::llm_proposer(s->config.llm, 0);
+    } catch (const error& e) {
+      throw error(s->config.file.string(), std::string("[llm]: ") + e.what());
+    }
+  }
   auto path = s->config.kernel_paths;
   for (const auto& p : families::default_search_path()) path.push_back(p);
   s->family = families::load_family(s->config.family, path);

@@ -64,9 +64,9 @@ std::string progress_display::plain_line(const generation_status& s) {
 
 std::string progress_display::live_line(const generation_status& s) {
   char buf[512];
-  char speedup[32] = "-";
-  if (std::isfinite(s.best_speedup)) std::snprintf(speedup, sizeof speedup, "%.2fx", s.best_speedup);
-  std::snprintf(buf, sizeof buf, "gen %d | %d/%d evaluated, %d failed | best %s (%s) | %.0f%% of budget, %s left",
+  char speedup[32] = "";
+  if (std::isfinite(s.best_speedup)) std::snprintf(speedup, sizeof speedup, " %.2fx", s.best_speedup);
+  std::snprintf(buf, sizeof buf, "gen %d | evaluated %d/%d, failed %d | best %s%s | budget %.0f%%, %s left",
                 s.generation, s.evaluated, s.budget, s.failed, format_seconds(s.best_time_s).c_str(), speedup,
                 100 * budget_share(s), format_duration(seconds_left(s)).c_str());
   return buf;

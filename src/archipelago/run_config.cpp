@@ -62,9 +62,19 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
 
 // [llm] and its [[llm.models]]: the LLM proposer (docs/llm.md).
 void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesystem::path& config_file) {
-  l.allow_only({"share", "turns", "bandit", "stagnation_generations", "whole_file", "elites_in_prompt", "max_tokens",
+  l.allow_only({"share", "island_shares", "refine", "turns", "bandit", "stagnation_generations", "whole_file", "elites_in_prompt", "max_tokens",
                 "max_cost", "prompts", "notes", "models"});
   s.share = fraction(l, "share", s.share);
+  for (const auto& v : l.scalars_as_text("island_shares")) {
+    double x = -1;
+    try {
+      x = std::stod(v);
+    } catch (const std::exception&) {
+    }
+    if (!(x >= 0 && x <= 1)) l.fail("island_shares", "every share must be a number in [0, 1]");
+    s.island_shares.push_back(x);
+  }
+  s.refine = l.boolean("refine", s.refine);
   s.turns = positive(l, "turns", s.turns);
   s.bandit = l.boolean("bandit", s.bandit);
   s.stagnation_generations = positive(l, "stagnation_generations", s.stagnation_generations, 0);

@@ -125,6 +125,8 @@ class evaluator {
   // evaluate() before). Empty with `why` set when there is no profiler or it failed.
   std::vector<profile_metric> profile(const candidate_source& c, std::string& why);
   bool can_profile() const;
+  // The GPU's product name as NVML reports it; "" on the CPU backend or without NVML.
+  std::string device_name() const { return monitor_ ? monitor_->name() : ""; }
   // Times several candidates interleaved (A B C A B C ...), each run verified like above.
   // Entries that fail keep their status; the others get median/min/spread from these rounds.
   std::vector<measurement> evaluate_interleaved(const std::vector<candidate_source>& cs, int rounds);

@@ -25,6 +25,7 @@ struct gpu_monitor::api {
   int (*energy)(void*, unsigned long long*) = nullptr;
   int (*clock)(void*, unsigned, unsigned*) = nullptr;
   int (*reasons)(void*, unsigned long long*) = nullptr;
+  int (*name)(void*, char*, unsigned) = nullptr;
   ~api() {
     if (shutdown) shutdown();
     if (handle) dlclose(handle);
@@ -45,6 +46,7 @@ std::unique_ptr<gpu_monitor> gpu_monitor::open(const std::string& pci_bus_id) {
   if (!a->reasons) a->reasons = reinterpret_cast<int (*)(void*, unsigned long long*)>(sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
   if (!a->init || !a->by_bus_id || !a->energy || !a->clock || !a->reasons || a->init() != 0) return nullptr;
   a->shutdown = reinterpret_cast<int (*)()>(sym("nvmlShutdown"));
+  a->name = reinterpret_cast<int (*)(void*, char*, unsigned)>(sym("nvmlDeviceGetName"));
   void* device = nullptr;
   if (a->by_bus_id(pci_bus_id.c_str(), &device) != 0) return nullptr;
   unsigned long long e = 0;
@@ -54,6 +56,12 @@ std::unique_ptr<gpu_monitor> gpu_monitor::open(const std::string& pci_bus_id) {
 
 gpu_monitor::gpu_monitor(std::unique_ptr<api> a, void* device) : api_(std::move(a)), device_(device) {}
 gpu_monitor::~gpu_monitor() = default;
+
+std::string gpu_monitor::name() const {
+  char buf[96] = {};
+  if (!api_->name || api_->name(device_, buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
 
 gpu_monitor::sample gpu_monitor::now() const {
   sample s;

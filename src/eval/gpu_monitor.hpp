@@ -27,6 +27,7 @@ class gpu_monitor {
   ~gpu_monitor();
 
   sample now() const;
+  std::string name() const;  // the product name NVML reports (e.g. "NVIDIA H200"); "" if unknown
   // True when the reasons say the clock is held down by power or temperature (not idleness or
   // an application clock setting).
   static bool throttled(std::uint64_t reasons);

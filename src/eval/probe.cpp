@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -111,6 +112,20 @@ std::string cpu_model_name() {
   for (std::string line; std::getline(in, line);)
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   return "unknown";
+}
+
+std::string cpu_isa_summary() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream flags(line.substr(line.find(':') + 1));
+    std::string out;
+    for (std::string f; flags >> f;)
+      if (f == "sse4_2" || f == "avx" || f == "avx2" || f == "fma" || f.rfind("avx512", 0) == 0 || f == "amx_tile" || f == "sve")
+        out += (out.empty() ? "" : " ") + f;
+    return out;
+  }
+  return "";
 }
 
 machine_probe probe_machine() {

@@ -28,6 +28,9 @@ struct machine_probe {
 
 std::size_t last_level_cache_bytes();
 std::string cpu_model_name();
+// The vector and arithmetic extensions the CPU reports that a kernel writer cares about
+// (e.g. "sse4_2 avx avx2 fma avx512f avx512dq avx512vl"); "" when unknown.
+std::string cpu_isa_summary();
 // Takes a second or two: run it while the node is not busy (hold the node lock).
 machine_probe probe_machine();
 // The STREAM-like part alone (best of copy, triad and streaming-store copy), in GB/s.

@@ -77,6 +77,41 @@ expect bad_family_toml "bad_family/family\.toml: key 'args\[0\]\.dtype': unknown
 family = \"bad_family\"
 $kernels")"
 
+# The LLM proposer's settings ([llm], docs/llm.md): checked before anything is written.
+expect llm_no_models "nomodels\.toml: key 'llm.models': name at least one model" "$(config nomodels '[run]
+family = "stencil3d7"
+[llm]
+share = 0.5')"
+expect llm_bad_url "url\.toml: key 'llm.models\[0\]\.url': must start with http" "$(config url '[run]
+family = "stencil3d7"
+[[llm.models]]
+url = "127.0.0.1:8000"
+model = "m"')"
+expect llm_unknown_key "llmkey\.toml: key 'llm.temprature': unknown key" "$(config llmkey '[run]
+family = "stencil3d7"
+[llm]
+temprature = 0.3')"
+expect llm_bad_share "shares\.toml: key 'llm.island_shares': every share must be a number in \[0, 1\]" "$(config shares '[run]
+family = "stencil3d7"
+[llm]
+island_shares = [0.5, 2]
+[[llm.models]]
+url = "http://127.0.0.1:8000/v1/chat/completions"
+model = "m"')"
+expect llm_key_unset "keyenv\\.toml: \\[llm\\]: GALAPAGOS_TEST_UNSET_KEY: the environment variable" "$(config keyenv '[run]
+family = "stencil3d7"
+[[llm.models]]
+url = "http://127.0.0.1:8000/v1/chat/completions"
+model = "m"
+api_key_env = "GALAPAGOS_TEST_UNSET_KEY"')"
+expect llm_missing_prompts "prompts\\.toml: \\[llm\\]: .*nowhere/system\.md: cannot read this prompt template" "$(config prompts '[run]
+family = "stencil3d7"
+[llm]
+prompts = "nowhere"
+[[llm.models]]
+url = "http://127.0.0.1:8000/v1/chat/completions"
+model = "m"')"
+
 if [[ $failures -ne 0 ]]; then
   echo "$failures bad-input checks failed"
   exit 1

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""llm_search.py GALAPAGOS SOURCE_DIR WORK_DIR: a search with the LLM proposer against a real
+"""llm_search.py GALAPAGOS SOURCE_DIR WORK_DIR [MPIEXEC]: a search with the LLM proposer against a real
 HTTP server on loopback (tools/llm_test_server.py) that serves scripted answers, in order:
 
   1-3  a 429 (Retry-After), a 500, then a rewrite that drops the slow divisions, declares a new
@@ -11,7 +11,10 @@ HTTP server on loopback (tools/llm_test_server.py) that serves scripted answers,
 The run's token budget is spent after answer 7. The test proves: the compile error reaches the
 model in the repair turn and the repaired rewrite is accepted; the known faster rewrite wins
 the run; the GA tunes the parameter the model declared; malformed answers and failed edits are
-recorded and the run goes on; the budget stops the calls; the key is in no output file."""
+recorded and the run goes on; the budget stops the calls; the key is in no output file.
+
+With MPIEXEC: two islands under mpirun, only island 0 asking the model (island_shares), answers
+1-4 only (its half of the token budget is spent then). The rewrite migrates with its source: island 1 measures and tunes it too."""
 import glob
 import json
 import os
@@ -22,6 +25,7 @@ import time
 import h5py
 
 galapagos, source_dir, work = sys.argv[1:4]
+mpiexec = sys.argv[4] if len(sys.argv) > 4 else None
 os.makedirs(work, exist_ok=True)
 for f in glob.glob(os.path.join(work, "*")):
     if os.path.isfile(f):
@@ -29,7 +33,7 @@ for f in glob.glob(os.path.join(work, "*")):
 KEY = "sk-galapagos-test-4f9c2d1e8b7a6"
 
 LOOP = """#if GLP_SCHEDULE == 1
-#pragma omp parallel for schedule(dynamic, 4096)
+#pragma omp parallel for schedule(dynamic, 1024 * GLP_CHUNK)
 #else
 #pragma omp parallel for schedule(static)
 #endif
@@ -71,6 +75,8 @@ script = [
     ok("I would rather leave it as it is."),
     ok("This answer must never be requested: the budget is spent.\n" + block("a", "b")),
 ]
+if mpiexec:
+    script = script[:4]
 script_file = os.path.join(work, "script.json")
 port_file, log_file = os.path.join(work, "port"), os.path.join(work, "requests.jsonl")
 with open(script_file, "w") as f:
@@ -91,13 +97,15 @@ backend = "cpu"
 out = "{out}"
 kernel_paths = ["{source_dir}/tests/data/kernels"]
 [search]
-budget = 16
+budget = {28 if mpiexec else 16}
 seed = 3
 population = 4
 offspring = 4
 elite = 1
 [migration]
-topology = "none"
+topology = "{'ring' if mpiexec else 'none'}"
+interval = 1
+count = 2
 [eval]
 timeout_s = 30
 seeds = 1
@@ -110,6 +118,7 @@ cache_dir = "{work}/cache"
 share = 0.25
 turns = 2
 max_tokens = 400
+{'island_shares = [0.25, 0.0]' if mpiexec else ''}
 [[llm.models]]
 name = "scripted"
 url = "http://127.0.0.1:{port}/v1/chat/completions"
@@ -123,7 +132,10 @@ price_prompt_per_mtok = 1.0
 price_completion_per_mtok = 2.0
 """)
     env = dict(os.environ, GLP_TEST_LLM_KEY=KEY)
-    run = subprocess.run([galapagos, "run", config], env=env, capture_output=True, text=True, timeout=600)
+    command = [galapagos, "run", config]
+    if mpiexec:
+        command = [mpiexec, "-n", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none", "-x", "GLP_TEST_LLM_KEY"] + command
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
 finally:
     server.kill()
 print(run.stdout)
@@ -139,6 +151,26 @@ def check(cond, what):
 
 check(run.returncode == 0, f"galapagos run exit {run.returncode}")
 requests = [json.loads(line) for line in open(log_file)]
+dec = lambda v: v.decode() if isinstance(v, bytes) else v
+if mpiexec:
+    with h5py.File(out, "r") as f:
+        calls = f["llm_calls"][:]
+        cands = f["candidates"][:]
+        check(f.attrs["finished"] == "true", "the run finished")
+        check({int(c["island"]) for c in calls} == {0}, "only island 0 asks the model (island_shares)")
+        check(len(requests) >= 4, f"island 0 spent the scripted answers: {len(requests)} requests")
+        accepted = [c for c in calls if dec(c["outcome"]) == "accepted"]
+        check(len(accepted) == 1, "the repaired rewrite is accepted")
+        if accepted:
+            variant = dec({int(c["id"]): c for c in cands}[int(accepted[0]["candidate_id"])]["source_hash"])
+            on_1 = [c for c in cands if int(c["island"]) == 1 and dec(c["source_hash"]) == variant]
+            check(any(dec(c["origin"]) == "migrant" for c in on_1), "the rewrite migrated to island 1 with its source")
+            check(all(dec(c["status"]) == "ok" for c in on_1), "island 1 builds the rewrite it received")
+            check(dec(f["winner"].attrs["source_hash"]) == variant, "the rewrite wins the run")
+    if failures:
+        sys.exit(1)
+    print("llm_search (two islands): all checks passed")
+    sys.exit(0)
 check(len(requests) == 7, f"the budget stops the calls: 7 requests expected, the server got {len(requests)}")
 check(all(r["headers"].get("Authorization") == f"Bearer {KEY}" for r in requests), "every request carries the key")
 bodies = [json.loads(r["body"]) for r in requests]
@@ -152,7 +184,6 @@ with h5py.File(out, "r") as f:
     check(f.attrs["finished"] == "true", "the run finished")
     calls = f["llm_calls"][:]
     cands = f["candidates"][:]
-    dec = lambda v: v.decode() if isinstance(v, bytes) else v
     outcomes = [(int(c["variation"]), int(c["turn"]), dec(c["status"]), dec(c["outcome"])) for c in calls]
     print("llm calls:", outcomes)
     check([o[3] for o in outcomes] == ["compile_error", "accepted", "llm_malformed", "edits_not_applied", "no_edits"],

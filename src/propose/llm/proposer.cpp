@@ -142,6 +142,8 @@ std::vector<call_record> llm_proposer::vary(const variation_request& request, co
         rec.outcome = "accepted";
         if (std::isfinite(request.parent_time_s) && judged.time_s > 0) gain = std::log(request.parent_time_s / judged.time_s);
         feedback_ = "Your last proposal was accepted: " + judged.message + (notes_text.empty() ? "" : "\nNotes on it:\n" + notes_text);
+        problem = feedback_ + "\nRefine it: one more change that should make it faster still.";
+        current = changed;
       } else {
         rec.outcome = judged.status;
         problem = "The candidate was rejected (" + judged.status + "):\n\n```\n" + tail(judged.message, 3000) + "\n```";
@@ -150,8 +152,8 @@ std::vector<call_record> llm_proposer::vary(const variation_request& request, co
     }
     ensemble_.reward(model, gain, call_cost);
     records.push_back(rec);
-    if (rec.outcome == "accepted") break;
-    feedback_ = problem + (notes_text.empty() ? "" : "\n" + notes_text);
+    if (rec.outcome == "accepted" && !settings_.refine) break;
+    if (rec.outcome != "accepted") feedback_ = problem + (notes_text.empty() ? "" : "\n" + notes_text);
     if (turn + 1 >= settings_.turns) break;
     messages.push_back({"assistant", reply.text});
     messages.push_back({"user", render_prompt(repair_text_, {{"feedback", feedback_}, {"source", current}, {"language", values["language"]}},

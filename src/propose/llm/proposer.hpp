@@ -31,6 +31,8 @@ struct llm_settings {
   llm_budget budget;              // this island's part of the run's budget
   bool bandit = false;            // move weight to the model that improves most per cost
   double share = 0.25;            // of each generation's new candidates (after the first)
+  std::vector<double> island_shares;  // per island (island i: [i % size]), instead of share
+  bool refine = false;            // after an accepted candidate, spend the turns left on refining it
   int turns = 3;                  // model turns per variation: the proposal, then repairs
   int stagnation_generations = 3; // no better best for this long: ask for another direction
   bool whole_file = false;        // edits may change every line, not only the evolve regions
@@ -38,6 +40,9 @@ struct llm_settings {
   std::filesystem::path system_prompt, variation_prompt, repair_prompt;
   std::vector<std::filesystem::path> notes;  // hardware notes given as context
   bool enabled() const { return !models.empty(); }
+  double share_of(int island) const {
+    return island_shares.empty() ? share : island_shares[static_cast<std::size_t>(island) % island_shares.size()];
+  }
 };
 
 // What became of a candidate the proposer made (the island's evaluation of it).
@@ -65,7 +70,7 @@ struct variation_request {
   std::string parent_source;
   double parent_time_s = std::numeric_limits<double>::infinity();
   // Placeholders of the variation template: family, family_description, entry_point,
-  // hardware, language, parent_measurements, elites.
+  // hardware, language, parent_measurements, elites, inspirations.
   std::map<std::string, std::string> values;
   int generations_without_improvement = 0;
 };

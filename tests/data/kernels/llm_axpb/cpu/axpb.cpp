@@ -10,6 +10,9 @@
 #ifndef GLP_SCHEDULE
 #define GLP_SCHEDULE 0
 #endif
+#ifndef GLP_CHUNK
+#define GLP_CHUNK 4
+#endif
 
 #define GLP_PRAGMA(x) _Pragma(#x)
 #define GLP_UNROLLED(n) GLP_PRAGMA(GCC unroll n)
@@ -22,7 +25,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   double* out = static_cast<double*>(args[1].data);
   // galapagos:evolve-begin
 #if GLP_SCHEDULE == 1
-#pragma omp parallel for schedule(dynamic, 4096)
+#pragma omp parallel for schedule(dynamic, 1024 * GLP_CHUNK)
 #else
 #pragma omp parallel for schedule(static)
 #endif

@@ -1,0 +1,404 @@
+// galapagos export FILE [--id N | --best] [--out DIR]: a review package for one candidate of a
+// run. Before anything is written the candidate is verified again against the reference on
+// held-out problems (sizes derived from the family's acceptance sizes with a fresh seed, none of
+// them used by the search) with fresh secret input seeds; one that fails is exported FLAGGED and
+// the command exits 1. Exit 0: exported and verified; 2: usage or a file that cannot be used.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "commands.hpp"
+#include "eval/evaluator.hpp"
+#include "eval/probe.hpp"
+#include "results_context.hpp"
+#include "util/build_info.hpp"
+#include "util/error.hpp"
+#include "util/hash.hpp"
+
+namespace po = boost::program_options;
+using nlohmann::json;
+
+namespace galapagos::cli {
+
+namespace {
+
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::string seconds(double s) {
+  char buf[32];
+  if (!std::isfinite(s)) return "-";
+  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+std::string fixed(double v, const char* format) {
+  char buf[64];
+  if (!std::isfinite(v)) return "-";
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+// A value in [v - v/8, v + v/8], never v itself, at least 1.
+std::int64_t nearby(std::int64_t v, std::mt19937_64& r) {
+  const std::int64_t span = std::max<std::int64_t>(1, v / 8);
+  std::int64_t d = 0;
+  while (d == 0) d = std::uniform_int_distribution<std::int64_t>(-span, span)(r);
+  return std::max<std::int64_t>(1, v + d);
+}
+
+// Problems the search never used: each acceptance size moved to a nearby size (every symbol
+// within an eighth of its value), or for a generator spec its size keys moved and a fresh matrix
+// seed; none equal to an acceptance or fitness size. Matrix Market files are not varied.
+std::vector<families::problem_spec> held_out_problems(const families::family& f, std::uint64_t seed) {
+  std::mt19937_64 r(seed);
+  std::set<families::sizes> used;
+  std::set<std::string> used_specs;
+  for (const auto* list : {&f.accept_sizes, &f.fitness_sizes})
+    for (const auto& p : *list) {
+      if (p.generator_spec.empty()) used.insert(p.values);
+      else used_specs.insert(p.generator_spec);
+    }
+  std::vector<families::problem_spec> out;
+  static const std::regex size_key("\\b(n|nx|ny|nz|rows)=([0-9]+)\\b");
+  for (const auto& a : f.accept_sizes) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      if (a.generator_spec.empty()) {
+        families::sizes s = a.values;
+        for (auto& v : s) v = nearby(v, r);
+        if (used.insert(s).second) {
+          out.push_back({"held-out", s, ""});
+          break;
+        }
+      } else {
+        if (a.generator_spec.rfind("mtx:", 0) == 0) break;
+        std::string spec;
+        std::size_t at = 0;
+        for (auto it = std::sregex_iterator(a.generator_spec.begin(), a.generator_spec.end(), size_key);
+             it != std::sregex_iterator(); ++it) {
+          spec += a.generator_spec.substr(at, static_cast<std::size_t>(it->position()) - at);
+          spec += (*it)[1].str() + "=" + std::to_string(nearby(std::stoll((*it)[2].str()), r));
+          at = static_cast<std::size_t>(it->position() + it->length());
+        }
+        spec += a.generator_spec.substr(at);
+        const std::string kind = spec.substr(0, spec.find(' '));
+        if (kind == "random" || kind == "powerlaw") {  // a fresh matrix, not only a new size
+          const std::string fresh = "seed=" + std::to_string(std::uniform_int_distribution<int>(2, 999999)(r));
+          static const std::regex seed_key("\\bseed=[0-9]+");
+          spec = std::regex_search(spec, seed_key) ? std::regex_replace(spec, seed_key, fresh) : spec + " " + fresh;
+        }
+        if (used_specs.insert(spec).second) {
+          out.push_back({"held-out", {}, spec});
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string describe(const families::family& f, const families::problem_spec& p) {
+  return p.generator_spec.empty() ? f.describe_size(p.values) : p.generator_spec;
+}
+
+// The source with the parameter values written in as #defines after its leading comment: it
+// builds without -D flags, and its diff against the template shows exactly the choice made.
+std::string with_parameters(const std::string& text, const json& params, std::int64_t id, const std::string& run) {
+  if (params.empty()) return text;
+  std::string block = "// galapagos: the parameters of candidate " + std::to_string(id) + " of " + run + "\n";
+  for (const auto& [k, v] : params.items()) block += "#define GLP_" + k + " " + (v.is_string() ? v.get<std::string>() : v.dump()) + "\n";
+  std::istringstream in(text);
+  std::string line, head, rest;
+  bool in_head = true;
+  while (std::getline(in, line)) {
+    if (in_head && line.rfind("//", 0) != 0) in_head = false;
+    (in_head ? head : rest) += line + "\n";
+  }
+  if (!text.empty() && text.back() != '\n') rest.pop_back();
+  return head + block + rest;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+void write_file(const std::filesystem::path& p, const std::string& text, bool executable = false) {
+  std::ofstream o(p, std::ios::binary);
+  o << text;
+  o.close();
+  if (!o) throw error(p.string(), "cannot write");
+  if (executable) std::filesystem::permissions(p, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec |
+                                                      std::filesystem::perms::others_exec, std::filesystem::perm_options::add);
+}
+
+}  // namespace
+
+int export_command(const std::vector<std::string>& args) {
+  po::options_description opts("galapagos export FILE");
+  opts.add_options()("help,h", "this help")("id", po::value<long long>(), "the candidate to export (/candidates id)")(
+      "best", "the run's winner (default)")("out", po::value<std::string>(), "package folder (default: FILE-export-<id>)")(
+      "seeds", po::value<int>()->default_value(3), "fresh input sets per held-out size");
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::string>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << opts << "\n";
+      return 0;
+    }
+    if (!vm.count("file")) throw po::error("a results FILE is required (the HDF5 file of a run)");
+    if (vm.count("id") && vm.count("best")) throw po::error("--id and --best exclude each other");
+    if (vm["seeds"].as<int>() < 1) throw po::error("--seeds must be >= 1");
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "galapagos export: %s\n", e.what());
+    return 2;
+  }
+  const std::string file = vm["file"].as<std::string>();
+
+  json ev;  // evidence.json
+  std::filesystem::path out, work;
+  bool passed = false;
+  std::string source_name, verdict_line;
+  try {
+    const auto f = open_results(file);
+    run_context run = read_run(f);
+    const auto ok = successful(run);
+    candidate_record c;
+    std::optional<std::int64_t> winner_id;  // a string attribute (older files: a number)
+    if (f.has("/winner")) {
+      try {
+        if (const auto w = f.string_attribute("/winner", "candidate_id")) winner_id = std::stoll(*w);
+      } catch (const std::exception&) {
+        if (const auto w = f.number_attribute("/winner", "candidate_id")) winner_id = static_cast<std::int64_t>(*w);
+      }
+    }
+    if (vm.count("id")) {
+      const long long id = vm["id"].as<long long>();
+      const auto it = std::find_if(run.candidates.begin(), run.candidates.end(), [&](const auto& x) { return x.id == id; });
+      if (it == run.candidates.end()) throw error(file, "no candidate " + std::to_string(id) + " in /candidates");
+      if (it->status != "ok")
+        throw error(file, "candidate " + std::to_string(id) + " did not pass its checks (" + it->status +
+                              (it->reason.empty() ? "" : ": " + it->reason.substr(0, 120)) + "): nothing to export");
+      c = *it;
+    } else {
+      c = ok.front();
+      if (winner_id)
+        for (const auto& x : ok)
+          if (x.id == *winner_id) c = x;
+    }
+    const bool is_winner = winner_id && *winner_id == c.id;
+    // In a job that mixes kinds of islands, the candidate belongs to its island's family and backend.
+    if (const auto kinds = f.string_attribute("/", "island_kinds")) {
+      const auto k = json::parse(*kinds);
+      if (k.is_array() && c.island < static_cast<int>(k.size())) {
+        const std::string kind = k[static_cast<std::size_t>(c.island)].get<std::string>();
+        const auto slash = kind.find('/');
+        if (slash != std::string::npos && (kind.substr(0, slash) != run.family.name || kind.substr(slash + 1) != run.backend))
+          run = read_run(f, kind.substr(0, slash), kind.substr(slash + 1));
+      }
+    }
+    const auto& fam = run.family;
+    const auto& b = fam.backend(run.backend);
+    const json params = json::parse(c.params.empty() ? "{}" : c.params);
+    const auto stored = stored_source(file, c.source_hash);
+    const std::string searched = stored ? *stored : util::read_file(b.tmpl.source.string());
+    const std::string exported = with_parameters(searched, params, c.id, std::filesystem::path(file).filename().string());
+    source_name = b.tmpl.source.filename().string();
+
+    // Held-out problems and fresh secret seeds: the search saw none of them.
+    std::random_device rd;
+    const std::uint64_t fresh = (std::uint64_t{rd()} << 32) ^ rd();
+    families::family held = fam;
+    held.accept_sizes = held_out_problems(fam, fresh);
+    eval::eval_settings settings = run.config.eval;
+    settings.checks.seeds = vm["seeds"].as<int>();
+    settings.compile_jobs = 0;
+    std::printf("export: candidate %lld of %s (%s on %s): verifying again on %zu held-out problems x %d fresh seeds\n",
+                static_cast<long long>(c.id), file.c_str(), fam.name.c_str(), run.backend.c_str(), held.accept_sizes.size(),
+                settings.checks.seeds);
+    std::fflush(stdout);
+    const auto probe = eval::probe_machine();
+    eval::evaluator evaluator(held, run.backend, settings, probe.limits(), (std::uint64_t{rd()} << 32) ^ rd());
+    eval::candidate_source cs = eval::candidate_from(b.tmpl);
+    cs.text = exported;
+    const eval::measurement m = evaluator.evaluate(cs);
+    passed = m.status == "ok";
+
+    // The exact build command, on the exported file.
+    const std::filesystem::path cache = evaluator.compiler().cache_dir();
+    std::istringstream words(m.build_command);
+    std::string word, build_line;
+    bool next_is_output = false;
+    while (words >> word) {
+      std::string w = shell_quote(word);
+      if (next_is_output) w = "\"$here/" + b.tmpl.source.stem().string() + ".so\"";
+      else if (word.rfind(cache.string(), 0) == 0 && std::filesystem::path(word).extension() == b.tmpl.source.extension())
+        w = "\"$here/" + source_name + "\"";
+      next_is_output = word == "-o";
+      build_line += (build_line.empty() ? "" : " ") + w;
+    }
+    std::string defines;
+    for (const auto& [k, v] : params.items()) defines += " -DGLP_" + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+
+    // Evidence: what the search measured, and the check made now.
+    std::vector<std::string> baseline_names;
+    if (f.has("/baselines")) baseline_names = f.strings("/baselines", "name");
+    const auto baseline_medians = f.has("/baselines") ? f.numbers("/baselines", "time_median_s") : std::vector<double>{};
+    double t_median = c.time_median_s, t_min = c.time_min_s, t_spread = c.time_spread_s, rel = c.rel_error;
+    double reps = c.repetitions;
+    std::string method = "the search's own timing (the candidate is not the run's winner)";
+    json speedups = json::object();
+    if (is_winner) {
+      t_median = f.number_attribute("/winner", "time_median_s").value_or(t_median);
+      t_min = f.number_attribute("/winner", "time_min_s").value_or(t_min);
+      t_spread = f.number_attribute("/winner", "time_spread_s").value_or(t_spread);
+      rel = f.number_attribute("/winner", "rel_error").value_or(rel);
+      reps = f.number_attribute("/winner", "repetitions").value_or(reps);
+      method = f.string_attribute("/winner", "method").value_or("final interleaved comparison");
+    }
+    for (std::size_t i = 0; i < baseline_names.size(); ++i) {
+      const std::string& name = baseline_names[i];
+      double base = baseline_medians[i];
+      if (is_winner) base = f.number_attribute("/winner", "baseline_" + name + "_median_s").value_or(base);
+      speedups[name] = {{"baseline_median_s", number(base)}, {"speedup", number(base / t_median)}};
+    }
+    const auto accept = describe_accept_sizes(fam);
+    std::vector<std::string> held_desc;
+    for (const auto& p : held.accept_sizes) held_desc.push_back(describe(fam, p));
+    ev = {{"candidate_id", c.id}, {"island", c.island}, {"generation", c.generation}, {"origin", c.origin},
+          {"params", params}, {"source_hash", c.source_hash}, {"source_from", stored ? "/sources/" + c.source_hash : b.tmpl.source.string()},
+          {"family", fam.name}, {"backend", run.backend}, {"results_file", std::filesystem::absolute(file).string()},
+          {"galapagos_version", build_info::version}, {"run_galapagos_version", run.version}, {"is_winner", is_winner},
+          {"search", {{"accept_sizes", accept}, {"seeds_per_size", run.config.eval.checks.seeds}, {"fitness", run.fitness},
+                      {"time_median_s", number(t_median)}, {"time_min_s", number(t_min)}, {"time_spread_s", number(t_spread)},
+                      {"repetitions", number(reps)}, {"rel_error", number(rel)}, {"tolerance", fam.tolerance},
+                      {"method", method}, {"speedup_over", speedups}}},
+          {"held_out", {{"problems", held_desc}, {"seeds_per_problem", settings.checks.seeds}, {"status", m.status},
+                        {"reason", m.reason}, {"rel_error", number(m.rel_error)}, {"verified_runs", m.verified_runs},
+                        {"time_median_s", number(passed ? m.time_median_s : NAN)}, {"time_spread_s", number(passed ? m.time_spread_s : NAN)},
+                        {"fitness", evaluator.fitness_description()}}},
+          {"build_command", m.build_command}, {"search_defines", defines},
+          {"verdict", passed ? "verified" : "flagged"}};
+    verdict_line = passed ? "verified on every held-out problem"
+                          : "FLAGGED: the candidate fails on problems the search never used: " + m.status + ": " + m.reason;
+
+    // The package: written beside its place and renamed into it, so it is never half there.
+    out = vm.count("out") ? std::filesystem::path(vm["out"].as<std::string>())
+                          : std::filesystem::path(std::filesystem::path(file).replace_extension().string() + "-export-" + std::to_string(c.id));
+    if (std::filesystem::exists(out) && !std::filesystem::is_directory(out)) throw error(out.string(), "exists and is not a folder");
+    const auto parent = std::filesystem::absolute(out).parent_path();
+    std::filesystem::create_directories(parent);
+    work = parent / (".export-" + std::to_string(getpid()) + "-" + out.filename().string());
+    std::filesystem::remove_all(work);
+    std::filesystem::create_directories(work);
+    write_file(work / source_name, exported);
+    write_file(work / (source_name + ".orig"), searched);  // temporary: diff input
+    const auto root = std::filesystem::path(build_info::source_kernels_dir).parent_path();
+    const auto tmpl = std::filesystem::weakly_canonical(b.tmpl.source);
+    std::string rel_path = tmpl.lexically_relative(std::filesystem::weakly_canonical(root)).string();
+    if (rel_path.empty() || rel_path.rfind("..", 0) == 0)
+      rel_path = tmpl.lexically_relative(std::filesystem::weakly_canonical(fam.dir).parent_path()).string();
+    std::string diff;
+    const int rc = eval::run_program({"diff", "-u", "--label", "a/" + rel_path, "--label", "b/" + rel_path, tmpl.string(),
+                                      (work / source_name).string()}, diff, 60);
+    if (rc != 0 && rc != 1) throw error("diff", "cannot compare with the template " + tmpl.string() + ": " + diff.substr(0, 200));
+    std::filesystem::remove(work / (source_name + ".orig"));
+    write_file(work / (source_name + ".diff"), diff);
+    write_file(work / "config.toml", run.config.text);
+    write_file(work / "build.sh",
+               "#!/bin/sh\n# Builds the exported source into a shared object exactly as galapagos built it for its last\n"
+               "# check (the parameters are #defines in the source; the search passed them as" + defines + ").\n"
+               "set -e\nhere=$(cd \"$(dirname \"$0\")\" && pwd)\n" + build_line + "\n",
+               true);
+    char self[4096] = {};
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    const std::string galapagos = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : "galapagos";
+    write_file(work / "reproduce.sh",
+               "#!/bin/sh\n# Judges the exported source as the search judged candidates: built, checked against the reference\n"
+               "# at the family's acceptance sizes, timed at the run's fitness size beside the baselines.\n"
+               "# Exit 0 accepted, 1 rejected. $GALAPAGOS overrides the galapagos binary.\n"
+               "here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+               "GALAPAGOS_KERNELS=" + shell_quote(std::filesystem::weakly_canonical(fam.dir).parent_path().string()) +
+               "${GALAPAGOS_KERNELS:+:$GALAPAGOS_KERNELS} exec \"${GALAPAGOS:-" + galapagos + "}\" eval --family " +
+               shell_quote(fam.name) + " --backend " + shell_quote(run.backend) + " \"$here/" + source_name +
+               "\" --config \"$here/config.toml\" \"$@\"\n",
+               true);
+    write_file(work / "evidence.json", ev.dump(2) + "\n");
+
+    std::ostringstream md;
+    md << "# " << (passed ? "Evidence" : "FLAGGED") << ": " << fam.name << " on " << run.backend << ", candidate " << c.id << "\n\n";
+    if (!passed)
+      md << "**Do not merge.** This candidate passed the search's checks but fails on problems the search never used:\n"
+         << "`" << m.status << "`: " << m.reason << "\n\n";
+    md << "From `" << std::filesystem::absolute(file).string() << "` (galapagos " << run.version << "), island " << c.island
+       << ", generation " << c.generation << ", origin " << c.origin << (is_winner ? ", the run's winner" : "") << ".\n\n"
+       << "## Parameters\n\n";
+    for (const auto& [k, v] : params.items()) md << "- `" << k << "` = " << (v.is_string() ? v.get<std::string>() : v.dump()) << "\n";
+    md << "\n## In the search\n\n"
+       << "- checked against the reference at " << accept.size() << " acceptance sizes x " << run.config.eval.checks.seeds
+       << " seeds: " << [&] { std::string s; for (const auto& a : accept) s += (s.empty() ? "" : "; ") + a; return s; }() << "\n"
+       << "- timed at " << run.fitness << " (" << method << ")\n"
+       << "- error against the reference: " << fixed(rel, "%.3e") << " (tolerance " << fam.tolerance << ")\n"
+       << "- time: median " << seconds(t_median) << ", min " << seconds(t_min) << ", IQR " << seconds(t_spread) << " ("
+       << fixed(100 * t_spread / t_median, "%.1f") << "% of the median) over " << fixed(reps, "%.0f") << " runs\n";
+    for (const auto& [name, s] : speedups.items())
+      md << "- speedup over " << name << ": "
+         << (s["speedup"].is_null() ? std::string("- (baseline failed)") : fixed(s["speedup"].get<double>(), "%.2fx"))
+         << " (baseline " << (s["baseline_median_s"].is_null() ? "-" : seconds(s["baseline_median_s"].get<double>())) << ")\n";
+    md << "\n## Held-out check (now)\n\n"
+       << "- " << held_desc.size() << " problems the search never used x " << settings.checks.seeds
+       << " fresh secret input seeds each: ";
+    for (std::size_t i = 0; i < held_desc.size(); ++i) md << (i ? "; " : "") << held_desc[i];
+    md << "\n- result: **" << m.status << "**" << (m.reason.empty() ? "" : ": " + m.reason) << "\n"
+       << "- error against the reference: " << fixed(m.rel_error, "%.3e") << " over " << m.verified_runs << " verified runs\n";
+    if (passed)
+      md << "- time again at " << evaluator.fitness_description() << ": median " << seconds(m.time_median_s) << ", IQR "
+         << seconds(m.time_spread_s) << " over " << m.repetitions << " runs\n";
+    md << "\n## Files\n\n"
+       << "- `" << source_name << "`: the source, its parameters written in as #defines\n"
+       << "- `" << source_name << ".diff`: against the family's template `" << rel_path << "`\n"
+       << "- `build.sh`: the exact build command and flags\n"
+       << "- `reproduce.sh`: `galapagos eval` on the exported source with the run's config (`config.toml`)\n"
+       << "- `evidence.json`: all of the above, for tools\n";
+    write_file(work / (passed ? "EVIDENCE.md" : "FLAGGED.md"), md.str());
+    if (std::filesystem::exists(out)) std::filesystem::remove_all(out);
+    std::filesystem::rename(work, out);
+  } catch (const std::exception& e) {
+    if (!work.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(work, ignored);
+    }
+    std::fprintf(stderr, "galapagos export: %s\n", e.what());
+    return 2;
+  }
+  if (!passed) {
+    std::fprintf(stderr, "galapagos export: %s\n", verdict_line.c_str());
+    std::printf("exported FLAGGED to %s (read FLAGGED.md)\n", out.c_str());
+    return 1;
+  }
+  std::printf("export: %s\nexported to %s: %s, %s.diff, build.sh, reproduce.sh, EVIDENCE.md\n", verdict_line.c_str(),
+              out.c_str(), source_name.c_str(), source_name.c_str());
+  return 0;
+}
+
+}  // namespace galapagos::cli

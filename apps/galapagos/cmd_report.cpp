@@ -1,0 +1,88 @@
+// galapagos report FILE [--out DIR]: the run's report, drawn by tools/galapagos_report.py
+// (matplotlib through Debian's python3 packages). This side checks the file and adds what only
+// the family knows: bytes and flops at the fitness size (the roofline chart) and the sizes the
+// search checked (the winner's evidence).
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "results_context.hpp"
+#include "util/build_info.hpp"
+
+namespace po = boost::program_options;
+
+namespace galapagos::cli {
+
+int report_command(const std::vector<std::string>& args) {
+  po::options_description opts("galapagos report FILE");
+  opts.add_options()("help,h", "this help")("out", po::value<std::string>(),
+                                            "output folder (default: FILE without .h5, plus -report)");
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::string>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << opts << "\n";
+      return 0;
+    }
+    if (!vm.count("file")) throw po::error("a results FILE is required (the HDF5 file of a run)");
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "galapagos report: %s\n", e.what());
+    return 2;
+  }
+  const std::string file = vm["file"].as<std::string>();
+  nlohmann::json cost;
+  try {
+    const auto f = open_results(file);
+    try {  // without its family the report is still drawn, only the roofline chart is missing
+      const auto run = read_run(f);
+      cost["accept_sizes"] = describe_accept_sizes(run.family);
+      cost["seeds"] = run.config.eval.checks.seeds;
+      cost["fitness"] = run.fitness;
+      cost["dtype"] = families::dtype_name(run.family.compute_type());
+      if (const auto s = sizes_in(run.family, run.fitness)) {
+        cost["bytes"] = run.family.bytes(*s);
+        cost["flops"] = run.family.flops(*s);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "galapagos report: no roofline chart: %s\n", e.what());
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "galapagos report: %s\n", e.what());
+    return 2;
+  }
+  const std::string script = (std::filesystem::path(tools_dir()) / "galapagos_report.py").string();
+  if (!std::filesystem::is_regular_file(script)) {
+    std::fprintf(stderr, "galapagos report: %s: no such file (the report script; set GALAPAGOS_TOOLS to the tools/ folder)\n",
+                 script.c_str());
+    return 2;
+  }
+  std::vector<std::string> argv = {"/usr/bin/python3", script, file};
+  if (vm.count("out")) argv.insert(argv.end(), {"--out", vm["out"].as<std::string>()});
+  if (!cost.empty()) argv.insert(argv.end(), {"--cost", cost.dump()});
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  setenv("GALAPAGOS_VERSION", build_info::version, 1);
+  std::fflush(nullptr);
+  execv(cargv[0], cargv.data());
+  std::fprintf(stderr, "galapagos report: cannot run %s: %s (install python3, python3-matplotlib, python3-h5py, python3-pandas)\n",
+               cargv[0], std::strerror(errno));
+  return 2;
+}
+
+}  // namespace galapagos::cli

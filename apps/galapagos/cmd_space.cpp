@@ -1,0 +1,127 @@
+// galapagos space FAMILY --backend B: the size of a family's parameter space, its constraints and
+// a sample of valid points, to size a job before spending machine hours on it.
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "archipelago/run_config.hpp"
+#include "commands.hpp"
+#include "core/rng.hpp"
+#include "families/family.hpp"
+
+namespace po = boost::program_options;
+
+namespace galapagos::cli {
+
+namespace {
+
+// Spaces up to this many points are counted exactly; larger ones are estimated by sampling.
+constexpr double exact_limit = 5e6;
+constexpr int estimate_draws = 200000;
+
+}  // namespace
+
+int space_command(const std::vector<std::string>& args) {
+  po::options_description opts("galapagos space FAMILY --backend B");
+  opts.add_options()("help,h", "this help")("backend", po::value<std::string>()->default_value("cpu"), "cpu, cuda or hip")(
+      "sample", po::value<int>()->default_value(5), "valid points to show")(
+      "seed", po::value<std::uint64_t>()->default_value(1), "seed of the sample")(
+      "config", po::value<std::string>(), "search the families along this run config's kernel_paths too")(
+      "json", "print one JSON object");
+  po::options_description hidden;
+  hidden.add_options()("family", po::value<std::string>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("family", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << opts << "\n";
+      return 0;
+    }
+    if (!vm.count("family")) throw po::error("a FAMILY is required (a folder kernels/<family>/ with a family.toml)");
+    if (vm["sample"].as<int>() < 0) throw po::error("--sample must be >= 0");
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "galapagos space: %s\n", e.what());
+    return 2;
+  }
+  try {
+    const std::string backend = vm["backend"].as<std::string>();
+    std::vector<std::filesystem::path> path;
+    if (vm.count("config")) path = archipelago::load_run_config(vm["config"].as<std::string>()).kernel_paths;
+    for (const auto& p : families::default_search_path()) path.push_back(p);
+    const auto fam = families::load_family(vm["family"].as<std::string>(), path);
+    const auto& b = fam.backend(backend);
+    const auto space = fam.space(backend);
+    const double product = space.cardinality();
+    bool exact = product <= exact_limit;
+    double valid = 0;
+    core::rng r(vm["seed"].as<std::uint64_t>());
+    if (exact) {
+      valid = static_cast<double>(space.count_valid(static_cast<std::uint64_t>(exact_limit) + 1));
+    } else {  // the share of valid points among uniform draws from the Cartesian product
+      int hits = 0;
+      core::genome g(space.parameters().size());
+      for (int k = 0; k < estimate_draws; ++k) {
+        for (std::size_t i = 0; i < g.size(); ++i) g[i] = r.below(static_cast<int>(space.parameters()[i].values.size()));
+        hits += space.is_valid(g) ? 1 : 0;
+      }
+      valid = product * hits / estimate_draws;
+    }
+    std::vector<std::string> sample;
+    if (valid > 0)
+      for (int k = 0; k < vm["sample"].as<int>(); ++k)
+        if (const auto g = space.sample(r, 100000)) sample.push_back(space.to_json(*g));
+
+    if (vm.count("json")) {
+      nlohmann::json j{{"family", fam.name}, {"backend", backend}, {"family_file", fam.toml_file.string()},
+                       {"cartesian_points", product}, {"valid_points", valid}, {"valid_exact", exact},
+                       {"template", b.tmpl.source.string()}};
+      for (const auto& p : space.parameters()) j["parameters"][p.name] = p.values;
+      j["constraints"] = nlohmann::json::array();
+      for (const auto& c : b.constraints) j["constraints"].push_back(c->text());
+      j["sample"] = nlohmann::json::array();
+      for (const auto& s : sample) j["sample"].push_back(nlohmann::json::parse(s));
+      j["baselines"] = nlohmann::json::array();
+      for (const auto& bl : b.baselines) j["baselines"].push_back(bl.name);
+      std::cout << j.dump() << "\n";
+      return valid > 0 ? 0 : 1;
+    }
+    std::printf("%s on %s (%s)\ntemplate: %s\n\nparameters (%zu):\n", fam.name.c_str(), backend.c_str(),
+                fam.toml_file.c_str(), b.tmpl.source.c_str(), space.parameters().size());
+    for (const auto& p : space.parameters()) {
+      std::string values;
+      for (const auto& v : p.values) values += (values.empty() ? "" : ", ") + v;
+      std::printf("  %-12s %2zu values: %s\n", p.name.c_str(), p.values.size(), values.c_str());
+    }
+    std::printf("\nconstraints (%zu):\n", b.constraints.size());
+    for (const auto& c : b.constraints) std::printf("  %s\n", c->text().c_str());
+    if (b.constraints.empty()) std::printf("  (none)\n");
+    std::printf("\nspace: %.0f points in the Cartesian product, %s%.0f valid (%.1f%%)\n", product, exact ? "" : "about ",
+                valid, product > 0 ? 100 * valid / product : 0.0);
+    if (!exact) std::printf("  (estimated from %d uniform draws: the space is too large to count)\n", estimate_draws);
+    std::printf("baselines: ");
+    for (std::size_t i = 0; i < b.baselines.size(); ++i) std::printf("%s%s", i ? ", " : "", b.baselines[i].name.c_str());
+    std::printf("%s\n", b.baselines.empty() ? "(none)" : "");
+    if (valid <= 0) {
+      std::printf("\nno point satisfies the constraints: a search of this space cannot start\n");
+      return 1;
+    }
+    std::printf("\nsample of %zu valid points (seed %llu):\n", sample.size(),
+                static_cast<unsigned long long>(vm["seed"].as<std::uint64_t>()));
+    for (const auto& s : sample) std::printf("  %s\n", s.c_str());
+    std::printf("\na search evaluates at most islands x [search] budget points (a genome is never evaluated twice "
+                "on an island)\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "galapagos space: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace galapagos::cli

@@ -1,0 +1,292 @@
+// Search strategies (core/strategy.hpp) and their replay against recorded spaces
+// (simulate/): every kind proposes only unseen valid genomes, exhaustive enumeration covers the
+// space exactly once (also split over islands), state() round-trips, the local searches beat
+// random search on a structured space, and Kernel Tuner caches read or fail naming the field.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "core/strategy.hpp"
+#include "simulate/recorded_space.hpp"
+#include "simulate/simulation.hpp"
+#include "util/error.hpp"
+
+using namespace galapagos;
+
+namespace {
+
+// 6 x 5 x 4 x 3 = 360 raw points; the constraint a + b != 7 removes a few.
+core::search_space small_space() {
+  std::vector<core::parameter> p = {{"a", {"0", "1", "2", "3", "4", "5"}}, {"b", {"0", "1", "2", "3", "4"}},
+                                    {"c", {"0", "1", "2", "3"}}, {"d", {"x", "y", "z"}}};
+  return core::search_space(p, [](const core::genome& g) { return g[0] + g[1] != 7; });
+}
+
+// A smooth bowl with its optimum at (4, 1, 2, 1): time = 1 + squared distance.
+double bowl(const core::genome& g) {
+  const int opt[] = {4, 1, 2, 1};
+  double d = 0;
+  for (std::size_t i = 0; i < g.size(); ++i) d += (g[i] - opt[i]) * (g[i] - opt[i]);
+  return 1.0 + d;
+}
+
+simulate::recorded_space bowl_space(int size) {
+  std::vector<core::parameter> p;
+  for (const char* n : {"p", "q", "r", "s", "t"}) {
+    core::parameter prm{n, {}};
+    for (int v = 0; v < size; ++v) prm.values.push_back(std::to_string(v));
+    p.push_back(prm);
+  }
+  std::map<core::genome, simulate::recorded_point> pts;
+  const core::search_space all(p, nullptr);
+  all.enumerate([&](const core::genome& g) {
+    double d = 0;
+    for (std::size_t i = 0; i < g.size(); ++i) d += std::abs(g[i] - (size - 2 - static_cast<int>(i) % 3));
+    // Every 13th point failed (as a recording with compile errors has them).
+    const bool failed = (g[0] * 7 + g[1] * 3 + g[2] + g[3] * 5 + g[4]) % 13 == 5;
+    simulate::recorded_point pt;
+    pt.time_s = failed ? INFINITY : 1e-3 * (1.0 + 0.2 * d);
+    pt.cost_s = 2.0;
+    pt.status = failed ? "compile_error" : "ok";
+    pts.emplace(g, pt);
+    return true;
+  });
+  return simulate::recorded_space("bowl", "test", p, pts);
+}
+
+std::filesystem::path write_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("galapagos_test_strategy_" + name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string cache_text(const std::string& version_line, const std::string& keys, const std::string& params,
+                       const std::string& entries) {
+  return "{" + version_line + R"("device_name":"d","kernel_name":"k","problem_size":[1],"objective":"time",)" +
+         R"("tune_params_keys":)" + keys + R"(,"tune_params":)" + params + R"(,"cache":{)" + entries + "}}";
+}
+
+const std::string full_entry = R"("compile_time":1000,"verification_time":0,"benchmark_time":70,"strategy_time":0,"framework_time":0,"timestamp":"t")";
+
+std::string kt_error(const std::string& text) {
+  try {
+    simulate::read_kernel_tuner_cache(write_file("bad.json", text));
+  } catch (const error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(Strategy, EveryKindProposesOnlyUnseenValidGenomesUntilExhausted) {
+  const auto space = small_space();
+  const auto valid = space.count_valid(1000);
+  for (const auto& kind : core::strategy_kinds()) {
+    core::strategy_settings s;
+    s.kind = kind;
+    auto st = core::make_strategy(space, s, 42);
+    std::set<core::genome> seen;
+    for (int gen = 0; gen < 200; ++gen) {
+      const auto batch = st->propose(8);
+      if (batch.empty()) break;
+      for (const auto& g : batch) {
+        EXPECT_TRUE(space.is_valid(g)) << kind;
+        EXPECT_TRUE(seen.insert(g).second) << kind << " proposed a genome twice";
+        core::individual ind;
+        ind.g = g;
+        ind.fitness = bowl(g);
+        st->tell(ind);
+      }
+      st->advance();
+    }
+    EXPECT_EQ(seen.size(), valid) << kind << " did not cover the space before reporting it exhausted";
+    EXPECT_EQ(st->best(1).at(0).fitness, 1.0) << kind;
+  }
+}
+
+TEST(Strategy, ExhaustiveShardsSplitTheSpaceWithoutOverlap) {
+  const auto space = small_space();
+  std::set<core::genome> all;
+  for (int shard = 0; shard < 3; ++shard) {
+    core::strategy_settings s;
+    s.kind = "exhaustive";
+    s.shard = shard;
+    s.shards = 3;
+    auto st = core::make_strategy(space, s, 1);
+    for (auto batch = st->propose(7); !batch.empty(); batch = st->propose(7))
+      for (const auto& g : batch) EXPECT_TRUE(all.insert(g).second);
+  }
+  EXPECT_EQ(all.size(), space.count_valid(1000));
+}
+
+TEST(Strategy, MarkSeenIsNeverProposed) {
+  const auto space = small_space();
+  core::strategy_settings s;
+  s.kind = "random";
+  auto st = core::make_strategy(space, s, 3);
+  std::set<core::genome> marked;
+  space.enumerate([&](const core::genome& g) {
+    if (marked.size() < 100) {
+      st->mark_seen(g);
+      marked.insert(g);
+    }
+    return true;
+  });
+  for (auto batch = st->propose(16); !batch.empty(); batch = st->propose(16))
+    for (const auto& g : batch) {
+      EXPECT_FALSE(marked.contains(g));
+      st->mark_seen(g);
+    }
+}
+
+TEST(Strategy, StateRoundTripContinuesIdentically) {
+  const auto space = small_space();
+  for (const auto& kind : core::strategy_kinds()) {
+    core::strategy_settings s;
+    s.kind = kind;
+    auto a = core::make_strategy(space, s, 9);
+    auto run = [&](core::strategy& st, int generations) {
+      std::vector<core::genome> out;
+      for (int gen = 0; gen < generations; ++gen) {
+        for (const auto& g : st.propose(6)) {
+          core::individual ind;
+          ind.g = g;
+          ind.fitness = bowl(g);
+          st.tell(ind);
+          out.push_back(g);
+        }
+        st.advance();
+      }
+      return out;
+    };
+    run(*a, 4);
+    a->mark_seen(core::genome{0, 0, 0, 0});
+    auto b = core::make_strategy(space, s, 12345);  // another seed: everything comes from the state
+    b->restore(a->state());
+    EXPECT_EQ(b->state(), a->state()) << kind;
+    EXPECT_EQ(run(*a, 5), run(*b, 5)) << kind;
+    EXPECT_THROW(b->restore("strategy something-else\n"), std::invalid_argument);
+  }
+}
+
+TEST(Strategy, BadSettingsNameTheKey) {
+  core::strategy_settings s;
+  s.kind = "tabu";
+  try {
+    core::validate(s);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("kind"), std::string::npos);
+  }
+  s = {};
+  s.local_share = 1.5;
+  EXPECT_THROW(core::validate(s), std::invalid_argument);
+  s = {};
+  s.shard = 2;
+  s.shards = 2;
+  EXPECT_THROW(core::validate(s), std::invalid_argument);
+}
+
+TEST(Simulation, BudgetsAndFailuresAreChargedAsRecorded) {
+  const auto space = bowl_space(6);
+  simulate::simulation_settings s;
+  s.islands[0].kind = "random";
+  s.budget = 50;
+  const auto r = simulate::simulate(space, s);
+  ASSERT_EQ(r.evaluations.size(), 50u);
+  EXPECT_DOUBLE_EQ(r.spent_s.at(0), 100.0);  // 2 s recorded per point
+  std::set<core::genome> distinct;
+  for (const auto& e : r.evaluations) {
+    distinct.insert(e.g);
+    EXPECT_EQ(e.time_s, space.find(e.g)->time_s);
+  }
+  EXPECT_EQ(distinct.size(), 50u);
+  for (std::size_t i = 1; i < r.best_after.size(); ++i) EXPECT_LE(r.best_after[i], r.best_after[i - 1]);
+  // A budget in recorded seconds: 2 s each, so 21 s allow 11 evaluations (the one crossing counts).
+  s.budget = 0;
+  s.budget_s = 21.0;
+  EXPECT_EQ(simulate::simulate(space, s).evaluations.size(), 11u);
+}
+
+TEST(Simulation, DeterministicAndExhaustiveFindsTheOptimum) {
+  const auto space = bowl_space(5);
+  simulate::simulation_settings s;
+  s.islands.assign(3, core::strategy_settings{});
+  s.islands[1].kind = "annealing";
+  s.islands[2].kind = "exhaustive";
+  s.budget = 40;
+  s.topology = "full";
+  s.interval = 1;
+  const auto a = simulate::simulate(space, s);
+  const auto b = simulate::simulate(space, s);
+  ASSERT_EQ(a.evaluations.size(), b.evaluations.size());
+  for (std::size_t i = 0; i < a.evaluations.size(); ++i) EXPECT_EQ(a.evaluations[i].g, b.evaluations[i].g);
+  EXPECT_TRUE(std::any_of(a.evaluations.begin(), a.evaluations.end(), [](const auto& e) { return e.migrant; }));
+  simulate::simulation_settings ex;
+  ex.islands[0].kind = "exhaustive";
+  ex.budget = 100000;
+  const auto all = simulate::simulate(space, ex);
+  EXPECT_EQ(all.evaluations.size(), space.size());
+  EXPECT_EQ(all.best_s(), space.optimum_s());
+  EXPECT_DOUBLE_EQ(all.fraction_at(1000000, space.optimum_s()), 1.0);
+}
+
+TEST(Simulation, LocalSearchesBeatRandomSearchOnAStructuredSpace) {
+  const auto space = bowl_space(8);  // 32768 points
+  auto mean_fraction = [&](const std::string& kind) {
+    double sum = 0;
+    for (int seed = 1; seed <= 20; ++seed) {
+      simulate::simulation_settings s;
+      s.islands[0].kind = kind;
+      s.budget = 100;
+      s.seed = static_cast<std::uint64_t>(seed);
+      sum += simulate::simulate(space, s).fraction_at(100, space.optimum_s()) / 20;
+    }
+    return sum;
+  };
+  const double random = mean_fraction("random");
+  EXPECT_GT(mean_fraction("hybrid"), random + 0.05);
+  EXPECT_GT(mean_fraction("annealing"), random);
+  EXPECT_GT(mean_fraction("hybrid"), 0.95);
+}
+
+TEST(KernelTunerCache, ReadsEntriesFailuresAndCosts) {
+  const std::string keys = R"(["block_size_x","use_shared"])";
+  const std::string params = R"({"block_size_x":[32,64,128],"use_shared":[0,1]})";
+  const std::string entries = R"("32,0":{"block_size_x":32,"use_shared":0,"time":2.0,)" + full_entry + "}," +
+                              R"("64,0":{"time":1.5,)" + full_entry + "}," +
+                              R"("64,1":{"time":"CompilationFailedConfig",)" + full_entry + "}";
+  const auto space = simulate::read_kernel_tuner_cache(write_file("ok.json", cache_text(R"("schema_version":"1.1.0",)", keys, params, entries)));
+  EXPECT_EQ(space.size(), 3u);
+  EXPECT_EQ(space.failed(), 1u);
+  EXPECT_DOUBLE_EQ(space.optimum_s(), 1.5e-3);  // Kernel Tuner records milliseconds
+  EXPECT_EQ(space.space().to_json(space.optimum()), R"({"block_size_x":64,"use_shared":0})");
+  EXPECT_DOUBLE_EQ(space.find(core::genome{0, 0})->cost_s, 1.07);
+  EXPECT_FALSE(space.space().is_valid(core::genome{2, 1}));  // not recorded: restricted
+  EXPECT_TRUE(space.space().is_valid(core::genome{1, 1}));   // recorded as failed: valid, +inf
+  // An unversioned cache of an older Kernel Tuner needs only "time".
+  const auto old = simulate::read_kernel_tuner_cache(write_file("old.json", cache_text("", keys, params, R"("128,1":{"time":0.5})")));
+  EXPECT_DOUBLE_EQ(old.optimum_s(), 0.5e-3);
+}
+
+TEST(KernelTunerCache, BadFilesNameTheField) {
+  const std::string keys = R"(["x","y"])";
+  const std::string params = R"({"x":[1,2],"y":[1,2]})";
+  const std::string ok = R"("1,1":{"time":1.0,)" + full_entry + "}";
+  const std::string v = R"("schema_version":"1.0.0",)";
+  EXPECT_NE(kt_error(cache_text(R"("schema_version":"9.9.9",)", keys, params, ok)).find("schema_version: unknown version"), std::string::npos);
+  EXPECT_NE(kt_error(R"({"schema_version":"1.0.0","cache":{}})").find("tune_params_keys: missing"), std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, R"(["x","y","z"])", params, ok)).find("tune_params: has no list for 'z'"), std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, R"(["x"])", params, ok)).find("tune_params: has a list for 'y'"), std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1,1":{"time":1.0,)" + full_entry + "}")).find("the key has 3 values"), std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,3":{"time":1.0,)" + full_entry + "}")).find("value '3' of 'y'"), std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"time":1.0})")).find("cache[\"1,1\"].compile_time: missing"), std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"compile_time":1})")).find("cache[\"1,1\"].time: missing"), std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"time":"Broken",)" + full_entry + "}")).find("unknown failure marker"), std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"x":2,"time":1.0,)" + full_entry + "}")).find("cache[\"1,1\"].x"), std::string::npos);
+  EXPECT_NE(kt_error("{\"schema_version\":\"1.0.0\",\"cache\":{").find("not a JSON document"), std::string::npos);
+}

@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""Loads a galapagos results file (docs/hdf5-schema.md) into pandas DataFrames in one call.
+
+    import sys; sys.path.insert(0, "tools")
+    from galapagos_results import load
+    r = load("results/stencil3d7-cpu.h5")
+    r.candidates          # one row per candidate; strings decoded, params as param_<NAME> columns
+    r.generations, r.baselines, r.llm_calls, r.populations, r.migrations, r.machine, r.profiles
+    r.attrs, r.winner     # root attributes and /winner, as dicts
+    r.source(hash)        # a text of /sources
+
+Tables a file lacks (an older file, a run without LLM calls) come back as empty DataFrames with
+their usual columns. A file that cannot be read raises ResultsError, whose message is one line
+naming the file and the problem. `python3 tools/galapagos_results.py FILE` prints a summary.
+docs/analysis.md has a worked example."""
+import json
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["load", "Results", "ResultsError", "reader_version"]
+
+# Columns of the tables a file may lack, so that an empty frame still has them.
+_COLUMNS = {
+    "llm_calls": ["id", "island", "generation", "variation", "turn", "model", "status", "reason", "http_status",
+                  "attempts", "prompt_tokens", "completion_tokens", "cost", "latency_s", "edits_applied",
+                  "edits_failed", "outcome", "candidate_id", "prompt", "response"],
+    "profiles": ["candidate_id", "island", "kernel", "launch", "metric", "unit", "value"],
+    "migrations": ["generation", "from_island", "to_island", "candidate_id", "params", "fitness"],
+    "populations": ["island", "generation", "rank", "candidate_id", "fitness"],
+    "generations": ["island", "generation", "evaluated", "failed", "best_time_s", "best_speedup", "wall_time_s",
+                    "device_busy_s"],
+    "baselines": ["name", "status", "reason", "source_hash", "time_median_s", "time_min_s", "time_spread_s",
+                  "repetitions", "rel_error", "roofline_fraction", "island"],
+    "machine": ["island", "host", "cpu_model", "cores", "llc_bytes", "bandwidth_gbs", "peak_gflops"],
+}
+
+
+class ResultsError(Exception):
+    """A results file that cannot be read: the message names the file and the problem."""
+
+
+def _version_tuple(text):
+    parts = re.findall(r"\d+", str(text))[:3]
+    return tuple(int(p) for p in parts) + (0,) * (3 - len(parts))
+
+
+def reader_version():
+    """This galapagos's version: $GALAPAGOS_VERSION (set by `galapagos report`), else the
+    project() version of the source tree this file belongs to; None when neither is known."""
+    if os.environ.get("GALAPAGOS_VERSION"):
+        return os.environ["GALAPAGOS_VERSION"]
+    cmake = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "CMakeLists.txt")
+    try:
+        with open(cmake, encoding="utf-8") as f:
+            m = re.search(r"project\(\s*galapagos\s+VERSION\s+([0-9.]+)", f.read())
+        return m.group(1) if m else None
+    except OSError:
+        return None
+
+
+def _text(v):
+    return v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+
+
+def _attr(v):
+    """An attribute as str or float (the writer stores strings and doubles only)."""
+    v = _text(v)
+    if isinstance(v, np.generic):
+        v = v.item()
+    return v
+
+
+def _frame(ds, name):
+    rows = ds[()]
+    df = pd.DataFrame(rows) if len(rows) else pd.DataFrame(
+        {n: pd.Series(dtype=(object if ds.dtype[n].kind == "O" else ds.dtype[n])) for n in ds.dtype.names})
+    for c in df.columns:
+        if df[c].dtype == object:
+            df[c] = df[c].map(_text)
+    return df
+
+
+@dataclass
+class Results:
+    path: str
+    attrs: dict
+    winner: dict
+    candidates: pd.DataFrame
+    generations: pd.DataFrame
+    baselines: pd.DataFrame
+    llm_calls: pd.DataFrame
+    populations: pd.DataFrame
+    migrations: pd.DataFrame
+    machine: pd.DataFrame
+    profiles: pd.DataFrame
+    parameters: list = field(default_factory=list)  # names of the param_<NAME> columns' parameters
+    _sources: dict = field(default_factory=dict, repr=False)
+
+    def source(self, source_hash):
+        """The source text stored under this hash in /sources (None when absent)."""
+        return self._sources.get(source_hash)
+
+    def ok(self):
+        """The candidates that passed every check, fastest first."""
+        c = self.candidates
+        return c[c.status == "ok"].sort_values(["time_median_s", "id"])
+
+    def best(self):
+        """The winner's row of /candidates (/winner's candidate_id), else the fastest correct
+        candidate; None when no candidate succeeded."""
+        ok = self.ok()
+        if ok.empty:
+            return None
+        try:
+            cid = int(float(self.winner.get("candidate_id")))  # a string attribute
+        except (TypeError, ValueError, OverflowError):
+            cid = None
+        if cid is not None and (ok.id == cid).any():
+            return ok[ok.id == cid].iloc[0]
+        return ok.iloc[0]
+
+
+def _open(path):
+    import h5py  # Debian's python3-h5py
+    if not os.path.exists(path):
+        raise ResultsError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise ResultsError(f"{path}: is a folder, not a results file")
+    try:
+        if not h5py.is_hdf5(path):
+            raise ResultsError(f"{path}: not an HDF5 file, so not a galapagos results file")
+        return h5py.File(path, "r")
+    except ResultsError:
+        raise
+    except (OSError, ValueError) as e:
+        raise ResultsError(f"{path}: cannot be read as HDF5 ({str(e).splitlines()[0]})") from None
+
+
+def load(path, require_success=False):
+    """Reads the whole results file at `path`. require_success: raise ResultsError when no
+    candidate passed its checks (nothing to report or export)."""
+    path = os.fspath(path)
+    with _open(path) as f:
+        attrs = {k: _attr(v) for k, v in f.attrs.items()}
+        if "galapagos_version" not in attrs or "candidates" not in f:
+            raise ResultsError(f"{path}: not a galapagos results file (no root attribute galapagos_version "
+                               "or no /candidates table)")
+        mine = reader_version()
+        if mine and _version_tuple(attrs["galapagos_version"]) > _version_tuple(mine):
+            raise ResultsError(f"{path}: written by galapagos {attrs['galapagos_version']}, newer than this "
+                               f"galapagos {mine}: read it with galapagos {attrs['galapagos_version']} or later")
+        try:
+            tables = {}
+            for name in ("candidates", *_COLUMNS):
+                if name in f and hasattr(f[name], "dtype") and f[name].dtype.names:
+                    tables[name] = _frame(f[name], name)
+                else:
+                    tables[name] = pd.DataFrame({c: pd.Series(dtype=object) for c in _COLUMNS[name]})
+            winner = {k: _attr(v) for k, v in f["winner"].attrs.items()} if "winner" in f else {}
+            sources = {k: _text(f["sources"][k][()]) for k in f["sources"]} if "sources" in f else {}
+        except (OSError, KeyError, ValueError) as e:
+            raise ResultsError(f"{path}: damaged results file ({str(e).splitlines()[0]})") from None
+    cand = tables["candidates"]
+    for need in ("id", "island", "generation", "status", "params", "time_median_s"):
+        if need not in cand.columns:
+            raise ResultsError(f"{path}: /candidates has no field '{need}': not a galapagos results file")
+    params = []
+    decoded = []
+    for text in cand["params"]:
+        try:
+            p = json.loads(text) if text else {}
+        except ValueError:
+            raise ResultsError(f"{path}: /candidates has a params value that is not JSON: {text[:60]!r}") from None
+        decoded.append(p)
+        params.extend(k for k in p if k not in params)
+    for name in params:
+        cand["param_" + name] = [p.get(name) for p in decoded]
+    if "parents" in cand.columns:
+        cand["parents"] = [json.loads(t) if t else [] for t in cand["parents"]]
+    r = Results(path, attrs, winner, cand, tables["generations"], tables["baselines"], tables["llm_calls"],
+                tables["populations"], tables["migrations"], tables["machine"], tables["profiles"], params, sources)
+    if require_success and r.best() is None:
+        counts = ", ".join(f"{k} {v}" for k, v in cand.status.value_counts().sort_index().items()) or "none evaluated"
+        raise ResultsError(f"{path}: no candidate succeeded ({len(cand)} candidates: {counts}): nothing to report")
+    return r
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print("usage: galapagos_results.py RESULTS.h5   (prints the tables' sizes and the best candidate)",
+              file=sys.stderr if len(argv) != 2 else sys.stdout)
+        return 2 if len(argv) != 2 else 0
+    try:
+        r = load(argv[1])
+    except ResultsError as e:
+        print(f"galapagos_results: {e}", file=sys.stderr)
+        return 2
+    print(f"{r.path}: {r.attrs.get('family')} on {r.attrs.get('backend')}, galapagos {r.attrs.get('galapagos_version')}")
+    for name in ("candidates", "generations", "baselines", "llm_calls", "populations", "migrations", "machine",
+                 "profiles"):
+        print(f"  {name:12s} {len(getattr(r, name)):6d} rows")
+    b = r.best()
+    if b is not None:
+        print(f"  best: candidate {b.id} {b.params} {b.time_median_s:.4g} s, speedup {b.speedup:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
