@@ -240,7 +240,7 @@ def winner_facts(r, cost):
     seeds = (cost or {}).get("seeds")
     sizes = (cost or {}).get("accept_sizes")
     if sizes:
-        ev.append(("sizes checked", f"{len(sizes)} acceptance sizes x {seeds or '?'} seeds each: " + "; ".join(sizes)))
+        ev.append(("sizes checked", f"{len(sizes)} acceptance sizes x {seeds or '?'} seed{'' if seeds == 1 else 's'} each: " + "; ".join(sizes)))
     if (cost or {}).get("fitness"):
         ev.append(("timed at", cost["fitness"]))
     src = w if w else {}
@@ -287,13 +287,17 @@ def run_facts(r):
     return rows
 
 
+def _cell(v):
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
 def write_markdown(r, out, sections, run_rows, notes):
     lines = [f"# galapagos report: {r.attrs.get('family')} on {r.attrs.get('backend')}", "",
              f"Results file: `{os.path.abspath(r.path)}`", "", "## Run", "", "| | |", "|---|---|"]
-    lines += [f"| {k} | {v} |" for k, v in run_rows]
+    lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in run_rows]
     lines += ["", "## Winner", ""]
     for title, rows in sections:
-        lines += [f"### {title}", "", "| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in rows] + [""]
+        lines += [f"### {title}", "", "| | |", "|---|---|"] + [f"| {_cell(k)} | {_cell(v)} |" for k, v in rows] + [""]
     lines += ["## Plots", ""]
     for name, title, what in PLOTS:
         lines += [f"### {title}", "", f"{what}.", "", f"![{title}]({name})", ""]

@@ -275,6 +275,9 @@ int export_command(const std::vector<std::string>& args) {
       rel = f.number_attribute("/winner", "rel_error").value_or(rel);
       reps = f.number_attribute("/winner", "repetitions").value_or(reps);
       method = f.string_attribute("/winner", "method").value_or("final interleaved comparison");
+      const std::string final_status = f.string_attribute("/winner", "status").value_or("ok");
+      if (final_status != "ok")
+        method += "; the final check FAILED: " + final_status + " " + f.string_attribute("/winner", "reason").value_or("");
     }
     for (std::size_t i = 0; i < baseline_names.size(); ++i) {
       const std::string& name = baseline_names[i];
@@ -356,7 +359,7 @@ int export_command(const std::vector<std::string>& args) {
     for (const auto& [k, v] : params.items()) md << "- `" << k << "` = " << (v.is_string() ? v.get<std::string>() : v.dump()) << "\n";
     md << "\n## In the search\n\n"
        << "- checked against the reference at " << accept.size() << " acceptance sizes x " << run.config.eval.checks.seeds
-       << " seeds: " << [&] { std::string s; for (const auto& a : accept) s += (s.empty() ? "" : "; ") + a; return s; }() << "\n"
+       << (run.config.eval.checks.seeds == 1 ? " seed: " : " seeds: ") << [&] { std::string s; for (const auto& a : accept) s += (s.empty() ? "" : "; ") + a; return s; }() << "\n"
        << "- timed at " << run.fitness << " (" << method << ")\n"
        << "- error against the reference: " << fixed(rel, "%.3e") << " (tolerance " << fam.tolerance << ")\n"
        << "- time: median " << seconds(t_median) << ", min " << seconds(t_min) << ", IQR " << seconds(t_spread) << " ("
@@ -367,7 +370,7 @@ int export_command(const std::vector<std::string>& args) {
          << " (baseline " << (s["baseline_median_s"].is_null() ? "-" : seconds(s["baseline_median_s"].get<double>())) << ")\n";
     md << "\n## Held-out check (now)\n\n"
        << "- " << held_desc.size() << " problems the search never used x " << settings.checks.seeds
-       << " fresh secret input seeds each: ";
+       << " fresh secret input seed" << (settings.checks.seeds == 1 ? "" : "s") << " each: ";
     for (std::size_t i = 0; i < held_desc.size(); ++i) md << (i ? "; " : "") << held_desc[i];
     md << "\n- result: **" << m.status << "**" << (m.reason.empty() ? "" : ": " + m.reason) << "\n"
        << "- error against the reference: " << fixed(m.rel_error, "%.3e") << " over " << m.verified_runs << " verified runs\n";

@@ -129,6 +129,20 @@ class island_runner {
     const std::string text = util::read_file(tmpl.source.string());
     variants_.push_back({util::hash_text(text), text, nullptr});
     variant_of_hash_[variants_[0].hash] = 0;
+    const auto& kinds = s.config.strategy_kinds;
+    const std::string kind = kinds[static_cast<std::size_t>(me) % kinds.size()];
+    if (kind != "ga") {  // another strategy proposes the template's genomes; the island keeps the population
+      auto settings = s.config.strategy;
+      settings.kind = kind;
+      if (kind == "exhaustive") {  // the exhaustive islands share the space out between them
+        for (int i = 0, n = 0; i < static_cast<int>(s.migration_targets.size()); ++i)
+          if (kinds[static_cast<std::size_t>(i) % kinds.size()] == "exhaustive") {
+            if (i == me) settings.shard = n;
+            settings.shards = ++n;
+          }
+      }
+      strategy_ = core::make_strategy(*s.space, settings, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(me), 41));
+    }
     if (s.config.llm.enabled()) {
       auto settings = s.config.llm;
       int islands = 1;
@@ -163,7 +177,7 @@ class island_runner {
       }
       for (auto& a : arrived)
         if (static_cast<int>(todo.size()) < room && !island_.seen(a.p)) {
-          island_.mark_seen(a.p);
+          mark_seen(a.p);
           todo.push_back(a);
         }
       const int want = std::min(room - static_cast<int>(todo.size()), island_.generation() == 0 ? cfg.ga.population : cfg.ga.offspring);
@@ -175,11 +189,20 @@ class island_runner {
       // An accepted rewrite's new parameters are tried at each of their values first.
       for (; genetic > 0 && !declared_to_try_.empty(); declared_to_try_.erase(declared_to_try_.begin()))
         if (!island_.seen(declared_to_try_.front())) {
-          island_.mark_seen(declared_to_try_.front());
+          mark_seen(declared_to_try_.front());
           todo.push_back({declared_to_try_.front(), -2});
           --genetic;
         }
-      for (auto& p : island_.propose_points(genetic)) todo.push_back({std::move(p), -2});
+      if (strategy_) {
+        for (auto& g : strategy_->propose(genetic)) {
+          const core::point p{0, std::move(g)};
+          if (island_.seen(p)) continue;  // the island knows it (a migrant, a point a rewrite shares)
+          island_.mark_seen(p);
+          todo.push_back({p, -2});
+        }
+      } else {
+        for (auto& p : island_.propose_points(genetic)) todo.push_back({std::move(p), -2});
+      }
       if (todo.empty() && by_llm == 0) break;  // the space is exhausted
       std::vector<eval::candidate_source> upcoming;  // built on spare cores while the device measures
       for (const auto& t : todo) upcoming.push_back(candidate_of(t.p));
@@ -213,6 +236,7 @@ class island_runner {
         break;
       }
       island_.advance();
+      if (strategy_) strategy_->advance();
       if (best_time_ < best_at_last_generation_) stagnant_generations_ = 0;
       else ++stagnant_generations_;
       best_at_last_generation_ = best_time_;
@@ -320,10 +344,18 @@ class island_runner {
       const auto g = genome_from_params(*s_.space, params);
       if (!g) throw error(p.path, "island " + std::to_string(rank) + " evaluated " + params + ", which the family's parameter space no longer holds");
       seen.push_back(*g);
+      if (strategy_) strategy_->mark_seen(*g);
     }
     if (me.snapshot) {
       const auto& c = *me.snapshot;
       island_.restore(c.generation, population_from_json(*s_.space, c.population, p.path), c.rng_state, seen);
+      if (strategy_) {
+        try {
+          if (!c.strategy_state.empty()) strategy_->restore(c.strategy_state);
+        } catch (const std::invalid_argument& e) {
+          throw error(p.path, "island " + std::to_string(rank) + "'s strategy state: " + e.what());
+        }
+      }
       evaluated_ = c.evaluated;
       failed_ = c.failed;
       next_id_ = c.next_id;
@@ -459,6 +491,7 @@ class island_runner {
     c.sources_sent = sources_sent_;
     c.rng_state = island_.random().state();
     c.population = population_json(island_, variant_hashes());
+    if (strategy_) c.strategy_state = strategy_->state();
     return c;
   }
 
@@ -467,6 +500,12 @@ class island_runner {
     auto c = eval::candidate_from(tmpl, island_.space(p.variant).values(p.g));
     if (p.variant != 0) c.text = variants_[static_cast<std::size_t>(p.variant)].text;  // built beside the template
     return c;
+  }
+
+  // Marks a point seen by the island (and, for the template, by its strategy).
+  void mark_seen(const core::point& p) {
+    island_.mark_seen(p);
+    if (strategy_ && p.variant == 0) strategy_->mark_seen(p.g);
   }
 
   std::vector<std::string> variant_hashes() const {
@@ -501,6 +540,7 @@ class island_runner {
     const std::int64_t id = static_cast<std::int64_t>(rank) * 1000000 + next_id_++;
     const bool ok = m.status == "ok";
     island_.record({p.g, ok ? m.time_median_s : inf, id, p.variant});
+    if (strategy_ && p.variant == 0) strategy_->tell({p.g, ok ? m.time_median_s : inf, id});
     ++evaluated_;
     if (!ok) ++failed_;
     if (ok) best_time_ = std::min(best_time_, m.time_median_s);
@@ -773,6 +813,7 @@ class island_runner {
   bool llm_exhausted_reported_ = false;
   int stagnant_generations_ = 0;
   std::vector<core::point> declared_to_try_;
+  std::unique_ptr<core::strategy> strategy_;  // null: the island's GA proposes the template's genomes
   std::string cpu_isa_ = eval::cpu_isa_summary();  // values of parameters a model declared, not tried yet
   double best_at_last_generation_ = inf;
   int migrants_through_ = 0;       // sender generation of the last migrants taken in

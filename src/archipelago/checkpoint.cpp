@@ -48,7 +48,8 @@ std::string to_json_text(const island_snapshot& s) {
   return json{{"island", s.island},           {"generation", s.generation},     {"evaluated", s.evaluated},
               {"failed", s.failed},           {"next_id", s.next_id},           {"best_time_s", num(s.best_time_s)},
               {"wall_time_s", s.wall_time_s}, {"migrants_through", s.migrants_through},
-              {"sources_sent", s.sources_sent}, {"rng_state", s.rng_state},     {"population", s.population}}
+              {"sources_sent", s.sources_sent}, {"rng_state", s.rng_state},     {"population", s.population},
+              {"strategy_state", s.strategy_state}}
       .dump();
 }
 
@@ -66,6 +67,7 @@ island_snapshot snapshot_from_json(const std::string& text) {
   s.sources_sent = j.at("sources_sent");
   s.rng_state = j.at("rng_state");
   s.population = j.at("population");
+  s.strategy_state = j.value("strategy_state", "");
   return s;
 }
 
@@ -148,6 +150,7 @@ void checkpoint_writer::write(bool announce) {
     const std::string group = island_group(island);
     working_.set_text(group + "/rng_state", s.rng_state);
     working_.set_text(group + "/population", s.population);
+    if (!s.strategy_state.empty()) working_.set_text(group + "/strategy_state", s.strategy_state);
     working_.set_attribute(group, "generation", s.generation);
     working_.set_attribute(group, "evaluated", s.evaluated);
     working_.set_attribute(group, "failed", s.failed);
@@ -257,6 +260,7 @@ resume_plan read_resume_plan(const std::string& path) {
     };
     s.rng_state = required_text("rng_state");
     s.population = required_text("population");
+    s.strategy_state = f.text(g + "/strategy_state").value_or("");
     p.per_island[static_cast<std::size_t>(i)].snapshot = s;
   }
 
@@ -266,6 +270,8 @@ resume_plan read_resume_plan(const std::string& path) {
   const auto params = f.strings("/candidates", "params");
   const auto status = f.strings("/candidates", "status");
   const auto median = f.numbers("/candidates", "time_median_s");
+  const auto origin = f.strings("/candidates", "origin");
+  const auto hash = f.strings("/candidates", "source_hash");
   for (std::size_t r = 0; r < ids.size(); ++r) {
     if (island[r] < 0 || island[r] >= p.islands)
       throw error(path, "/candidates row " + std::to_string(r) + " names island " + std::to_string(island[r]) + " of " +
@@ -279,6 +285,8 @@ resume_plan read_resume_plan(const std::string& path) {
       best.params = params[r];
       best.status = status[r];
       best.time_median_s = median[r];
+      best.origin = origin[r];
+      best.source_hash = hash[r];
       p.best = best;
     }
   }
@@ -310,7 +318,8 @@ std::string to_json_text(const resume_plan& p) {
     islands.push_back({{"snapshot", i.snapshot ? to_json_text(*i.snapshot) : ""}, {"seen", i.seen}, {"migrants", m}});
   }
   json best = nullptr;
-  if (p.best) best = {{"id", p.best->id}, {"island", p.best->island}, {"params", p.best->params}, {"time_median_s", p.best->time_median_s}};
+  if (p.best) best = {{"id", p.best->id}, {"island", p.best->island}, {"params", p.best->params}, {"time_median_s", p.best->time_median_s},
+                          {"origin", p.best->origin}, {"source_hash", p.best->source_hash}};
   return json{{"path", p.path},
               {"finished", p.finished},
               {"config_text", p.config_text},
@@ -360,6 +369,8 @@ resume_plan resume_plan_from_json(const std::string& text) {
     b.params = j["best"].at("params");
     b.status = "ok";
     b.time_median_s = j["best"].at("time_median_s");
+    b.origin = j["best"].value("origin", "");
+    b.source_hash = j["best"].value("source_hash", "");
     p.best = b;
   }
   return p;

@@ -33,6 +33,7 @@ struct island_snapshot {
   bool sources_sent = false;
   std::string rng_state;           // core::rng::state()
   std::string population;          // JSON [{"id", "fitness" (null = failed), "params"}]
+  std::string strategy_state;      // core::strategy::state() of a non-GA strategy; empty for the GA
 };
 std::string to_json_text(const island_snapshot& s);
 island_snapshot snapshot_from_json(const std::string& text);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace galapagos::archipelago {
 
@@ -76,7 +77,13 @@ progress_display::progress_display(std::FILE* out, verbosity v, bool live)
     : out_(out), level_(v), live_(live && v == verbosity::normal) {}
 
 progress_display progress_display::for_rank(int rank, verbosity v) {
-  return progress_display(stdout, v, rank == 0 && isatty(fileno(stdout)) == 1);
+  // mpirun (Open MPI) hands its ranks a pseudo-terminal whatever its own output is, a batch log
+  // included: under a launcher the lines stay plain unless GALAPAGOS_PROGRESS=live asks otherwise.
+  const char* asked = std::getenv("GALAPAGOS_PROGRESS");
+  const std::string mode = asked ? asked : "";
+  const bool launched = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_RANK") || std::getenv("SLURM_STEP_ID");
+  const bool live = mode == "live" || (mode != "plain" && !launched);
+  return progress_display(stdout, v, rank == 0 && live && isatty(fileno(stdout)) == 1);
 }
 
 progress_display::progress_display(progress_display&& o) noexcept

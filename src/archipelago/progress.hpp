@@ -30,8 +30,9 @@ class progress_display {
  public:
   // live: redraw one line in place; else one plain line per generation.
   progress_display(std::FILE* out, verbosity v, bool live);
-  // The display of one island's rank on stdout: live when it is rank 0, stdout is a terminal
-  // and the verbosity is normal.
+  // The display of one island's rank on stdout: live when it is rank 0, stdout is a terminal,
+  // the verbosity is normal and no MPI launcher started the process (mpirun gives its ranks a
+  // terminal even when its own output is a log); $GALAPAGOS_PROGRESS = live or plain decides.
   static progress_display for_rank(int rank, verbosity v);
   progress_display(const progress_display&) = delete;
   progress_display& operator=(const progress_display&) = delete;

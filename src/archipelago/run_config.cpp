@@ -1,5 +1,6 @@
 #include "archipelago/run_config.hpp"
 
+#include "simulate/strategy_config.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
@@ -136,7 +137,7 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
   c.text = text;
   const toml::table root = util::parse_toml_text(c.text, origin);
   toml_section s(root, origin, "");
-  s.allow_only({"run", "search", "migration", "eval", "llm"});
+  s.allow_only({"run", "search", "migration", "eval", "llm", "strategy"});
   auto run = s.sub("run");
   if (!run) s.fail("run", "missing [run] table (family, backend, out)");
   run->allow_only({"family", "backend", "out", "kernel_paths", "grace_s"});
@@ -165,6 +166,9 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
     c.ga.mutation_rate = fraction(*se, "mutation_rate", c.ga.mutation_rate);
     c.ga.max_tries = positive(*se, "max_tries", c.ga.max_tries);
   }
+  c.strategy.ga = c.ga;
+  c.strategy.kind = "ga";
+  if (auto st = s.sub("strategy")) c.strategy_kinds = simulate::read_strategy_table(*st, c.strategy);
   if (auto m = s.sub("migration")) {
     m->allow_only({"topology", "degree", "interval", "count", "arrival"});
     c.migration.arrival = m->str("arrival", c.migration.arrival);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/island.hpp"
+#include "core/strategy.hpp"
 #include "eval/evaluator.hpp"
 #include "propose/llm/proposer.hpp"
 
@@ -36,6 +37,10 @@ struct run_config {
   int budget = 40;  // evaluations per island
   std::uint64_t seed = 1;
   core::ga_settings ga;
+  // [strategy]: how islands propose genomes (docs/strategies.md); island i runs
+  // strategy_kinds[i % size], with strategy.ga = ga.
+  core::strategy_settings strategy;
+  std::vector<std::string> strategy_kinds = {"ga"};
   migration_settings migration;
   eval::eval_settings eval;
   std::filesystem::path node_lock = "/tmp/galapagos-node.lock";

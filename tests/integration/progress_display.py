@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""progress_display.py GALAPAGOS CONFIG RECORDING.h5 WORKDIR: how `galapagos run` shows progress,
+"""progress_display.py GALAPAGOS CONFIG RECORDING.h5 WORKDIR MPIEXEC: how `galapagos run` shows progress,
 on replayed runs (fast, no kernels). In a batch log (a pipe) one plain line per generation with
 the share of the budget and the time left; on a terminal (a pseudo-terminal here) one live line
-redrawn in place, ended before what follows; --quiet without either; --verbose with a line per
+redrawn in place, ended before what follows; under mpirun (which gives its ranks a terminal
+even when its own output is a log) and with GALAPAGOS_PROGRESS=plain, plain lines; --quiet without either; --verbose with a line per
 candidate and no redrawing; --quiet with --verbose refused."""
 import os
 import pty
@@ -13,7 +14,7 @@ import sys
 
 import h5py
 
-galapagos, config, recording, work = sys.argv[1:5]
+galapagos, config, recording, work, mpiexec = sys.argv[1:6]
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 
@@ -23,13 +24,14 @@ def fail(msg):
     sys.exit(1)
 
 
-def run(name, *extra, terminal=False):
-    args = [galapagos, "run", config, "--replay", recording, "--out", os.path.join(work, name + ".h5"), *extra]
+def run(name, *extra, terminal=False, launcher=(), env=None):
+    args = [*launcher, galapagos, "run", config, "--replay", recording, "--out", os.path.join(work, name + ".h5"), *extra]
+    env = dict(os.environ, **(env or {}))
     if not terminal:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        p = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
         return p.returncode, p.stdout + p.stderr
     master, slave = pty.openpty()
-    p = subprocess.Popen(args, stdout=slave, stderr=slave)
+    p = subprocess.Popen(args, stdout=slave, stderr=slave, env=env)
     os.close(slave)
     out = b""
     while True:
@@ -73,6 +75,13 @@ shown = out[out.index("\r\033[K"):out.index("budget 100%, 0s left\n")]
 if "checkpoint written" in shown:
     fail("terminal: checkpoint lines break the live line")
 print(f"terminal: {len(live)} redraws of one live line")
+
+mpi = (mpiexec, "-n", "1", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none")
+for name, kw in [("mpirun", {"launcher": mpi}), ("plain", {"terminal": True, "env": {"GALAPAGOS_PROGRESS": "plain"}})]:
+    rc, out = run(name, **kw)
+    if rc != 0 or "\033[K" in out or not re.search(r"^island 0 gen \d+: evaluated .* of budget", out, re.M):
+        fail(f"{name}: expected plain generation lines: {out!r}")
+print("under mpirun, and with GALAPAGOS_PROGRESS=plain: plain lines")
 
 rc, out = run("quiet", "--quiet")
 if rc != 0 or re.search(r"gen \d", out) or "not_recorded" in out:
