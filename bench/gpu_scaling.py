@@ -51,13 +51,11 @@ def gpu_count():
         return 0
 
 
-def mpirun_cmd(n):
+def mpirun_cmd(n, transport):
     mpirun = shutil.which("mpirun") or shutil.which("mpiexec")
     if not mpirun:
         sys.exit("gpu_scaling: no mpirun on PATH")
-    cmd = [mpirun, "-np", str(n), "--bind-to", "none",
-           # islands talk through host memory only: no UCX, no GPU transports
-           "--mca", "pml", "ob1", "--mca", "btl", "self,vader", "--mca", "btl_vader_single_copy_mechanism", "none"]
+    cmd = [mpirun, "-np", str(n), "--bind-to", "none"] + transport.split()
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     for var in ("NCCL_NVLS_ENABLE", "GALAPAGOS_CACHE", "LD_LIBRARY_PATH", "PATH"):
@@ -121,7 +119,7 @@ def cmd_run(a):
         h5 = os.path.join(a.out, f"scaling-{n}gpu.h5")
         for f in glob.glob(h5 + "*"):
             os.remove(f)
-        cmd = mpirun_cmd(n) + [galapagos, "run", a.config, "--out", h5, "--budget", str(a.budget)]
+        cmd = mpirun_cmd(n, a.mpi_transport) + [galapagos, "run", a.config, "--out", h5, "--budget", str(a.budget)]
         t0 = time.time()
         p, f = launch(cmd, os.path.join(a.out, f"scaling-{n}gpu.log"), os.path.join(a.out, f"cache-{n}gpu"))
         stop_at = a.deadline - a.stop_margin_s if a.deadline else None
@@ -152,7 +150,7 @@ def cmd_run(a):
             h5 = os.path.join(a.out, f"ref-seed{seed}.h5")
             for f in glob.glob(h5 + "*"):
                 os.remove(f)
-            cmd = mpirun_cmd(1) + [galapagos, "run", config, "--out", h5, "--budget", str(a.ref_budget), "--seed", str(seed)]
+            cmd = mpirun_cmd(1, a.mpi_transport) + [galapagos, "run", config, "--out", h5, "--budget", str(a.ref_budget), "--seed", str(seed)]
             p, f = launch(cmd, os.path.join(a.out, f"ref-seed{seed}.log"), os.path.join(a.out, f"cache-ref{seed}"))
             procs.append(p)
             logs.append(f)
@@ -238,20 +236,22 @@ def fmt_s(x):
 
 def cmd_analyze(a):
     import numpy as np
-    runs_json, budget = {}, None
-    rp = os.path.join(a.dir, "runs.json")
-    if os.path.exists(rp):
-        with open(rp) as f:
-            meta = json.load(f)
-        budget = meta.get("budget")
-        for r in meta["runs"]:
-            if "file" in r:
-                runs_json[r["file"]] = r
-    scaling = sorted(glob.glob(os.path.join(a.dir, "scaling-*gpu.h5")),
-                     key=lambda p: int(re.search(r"scaling-(\d+)gpu", p).group(1)))
-    refs = sorted(glob.glob(os.path.join(a.dir, "ref-*.h5")))
+    runs_json, budget, scaling, refs = {}, None, [], []
+    for d in a.dir:
+        rp = os.path.join(d, "runs.json")
+        if os.path.exists(rp):
+            with open(rp) as f:
+                meta = json.load(f)
+            budget = budget or meta.get("budget")
+            for r in meta["runs"]:
+                if "file" in r:
+                    runs_json[os.path.join(d, r["file"])] = r
+        scaling += sorted(glob.glob(os.path.join(d, "scaling-*gpu.h5")),
+                          key=lambda p: int(re.search(r"scaling-(\d+)gpu", p).group(1)))
+        refs += sorted(glob.glob(os.path.join(d, "ref-*.h5")))
     if not scaling:
-        sys.exit(f"gpu_scaling: no scaling-<n>gpu.h5 in {a.dir}")
+        sys.exit(f"gpu_scaling: no scaling-<n>gpu.h5 in {' '.join(a.dir)}")
+    name = (lambda p: os.path.relpath(p, os.path.commonpath(a.dir))) if len(a.dir) > 1 else os.path.basename
     res = {p: load(p) for p in scaling + refs}
     pool = refs if a.reference == "refs" and refs else scaling + refs
     best, where = np.inf, None
@@ -261,7 +261,7 @@ def cmd_analyze(a):
             i = int(np.argmin(np.where(r["ok"], r["cands"]["time_median_s"], np.inf)))
             t = float(r["cands"]["time_median_s"][i])
             if t < best:
-                best, where = t, (os.path.basename(p), int(r["cands"]["id"][i]), int(r["cands"]["island"][i]),
+                best, where = t, (name(p), int(r["cands"]["id"][i]), int(r["cands"]["island"][i]),
                                   r["cands"]["params"][i].decode())
     if where is None:
         sys.exit("gpu_scaling: no correct candidate in any run")
@@ -272,10 +272,10 @@ def cmd_analyze(a):
     print(f"galapagos {a0.get('galapagos_version', '?')} ({a0.get('git_revision', '?')}), {a0.get('family')} on "
           f"{a0.get('backend')}, {a0.get('fitness_size')}" + (f", budget {budget} evaluations per island" if budget else ""))
     print()
-    print("| GPUs (islands) | evaluations | search time | evaluations/s | per GPU | weak-scaling efficiency | device held | "
+    print("| run | GPUs (islands) | evaluations | search time | evaluations/s | per GPU | weak-scaling efficiency | device held | "
           "best found | time to within 2%: generation end | per candidate (est.) | migration | HDF5 | MPI | "
           "orchestration, worst island | job wall time |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     base = None
     logs = {p: orchestration(p[:-3] + ".log") for p in scaling}
     for p in scaling:
@@ -302,26 +302,26 @@ def cmd_analyze(a):
             mig, h5, mpi, worst_s = sh("migration"), sh("hdf5"), sh("mpi"), f"{worst['pct']:.2f}% (island {worst['island']})"
         else:
             mig = h5 = mpi = worst_s = "no log"
-        job = runs_json.get(os.path.basename(p), {})
+        job = runs_json.get(p, {})
         jw = f"{job['job_wall_s']:.1f} s" if "job_wall_s" in job else "n/a"
-        print(f"| {n} ({len(islands)}) | {evals} | {search:.1f} s | {rate:.3f} | {per:.3f} | {eff} | {busy:.0%} | "
+        print(f"| {name(p)} | {n} ({len(islands)}) | {evals} | {search:.1f} s | {rate:.3f} | {per:.3f} | {eff} | {busy:.0%} | "
               f"{bests.min() * 1e6:.1f} us | {fmt_s(exact)} | {fmt_s(est)} | {mig} | {h5} | {mpi} | {worst_s} | {jw} |")
     print()
     if any(logs.values()):
         print("Per island (from the logs): search time, evaluating, migration, HDF5, MPI, search logic")
         for p, rows in logs.items():
             for x in sorted(rows, key=lambda x: x["island"]):
-                print(f"  {os.path.basename(p)} island {x['island']}: {x['search']:.1f} s, evaluating {x['evaluating']:.1f} s, "
+                print(f"  {name(p)} island {x['island']}: {x['search']:.1f} s, evaluating {x['evaluating']:.1f} s, "
                       f"migration {x['migration']:.4f} s, HDF5 {x['hdf5']:.4f} s, MPI {x['mpi']:.4f} s, "
                       f"search logic {x['logic']:.4f} s")
     for p in refs:
         r = res[p]
         g = r["gens"]
-        job = runs_json.get(os.path.basename(p), {})
+        job = runs_json.get(p, {})
         search = float(g["wall_time_s"].max()) if len(g) else 0.0
         best_r = np.where(r["ok"], r["cands"]["time_median_s"], np.inf).min()
         exact, est = time_to(r, target)
-        print(f"reference run {os.path.basename(p)} (seed {r['attrs'].get('seed')}, GPU {job.get('device', '?')}): "
+        print(f"reference run {name(p)} (seed {r['attrs'].get('seed')}, GPU {job.get('device', '?')}): "
               f"{len(r['cands'])} evaluations in {search:.1f} s of search"
               f"{' (stopped)' if job.get('stopped') else ''}, best {best_r * 1e6:.1f} us; within 2%: "
               f"{fmt_s(exact)} (generation end), {fmt_s(est)} (per candidate)")
@@ -337,6 +337,8 @@ def main():
     r.add_argument("--budget", type=int, default=24, help="evaluations per island")
     r.add_argument("--gpus-present", type=int, help="GPUs of the node (default: nvidia-smi -L; a CPU config runs too)")
     r.add_argument("--out", default="results/gpu-scaling")
+    r.add_argument("--mpi-transport", default="--mca pml ob1 --mca btl self,vader",
+                   help="mpirun options for the islands' messages (default: Open MPI's ob1 over shared host memory)")
     r.add_argument("--deadline", type=float, help="epoch seconds by which everything has ended")
     r.add_argument("--stop-margin-s", type=float, default=30, help="SIGUSR1 this long before the deadline")
     r.add_argument("--min-run-s", type=float, default=120, help="start a scaling run only with this much time left")
@@ -346,7 +348,7 @@ def main():
     r.add_argument("--ref-min-s", type=float, default=60, help="start reference runs only with this much time left")
     r.add_argument("--ref-grace-s", type=int, default=20)
     an = sub.add_parser("analyze")
-    an.add_argument("dir")
+    an.add_argument("dir", nargs="+", help="folders written by run (the first 1-GPU run found is the base)")
     an.add_argument("--within", type=float, default=0.02)
     an.add_argument("--reference", choices=("all", "refs"), default="all")
     a = p.parse_args()

@@ -7,6 +7,7 @@
 
 #include "archipelago/run_config.hpp"
 #include "commands.hpp"
+#include "options.hpp"
 #include "eval/evaluator.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
@@ -31,25 +32,11 @@ int eval_command(const std::vector<std::string>& args) {
       "problem", po::value<std::string>(), "a generator problem spec for the fitness problem (e.g. mtx:A.mtx)")(
       "config", po::value<std::string>(), "read [eval] settings from this run config")(
       "no-baselines", "do not measure the baselines (speedup is null)");
-  po::options_description hidden;
-  hidden.add_options()("source", po::value<std::string>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("source", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-    if (vm.count("help")) {
-      std::cout << opts << "\n";
-      return 0;
-    }
-    if (!vm.count("family") || !vm.count("source")) throw po::error("--family and a SOURCE file are required");
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "galapagos eval: %s\n", e.what());
-    return 2;
-  }
+  const int code = parse_command_line("eval", args, opts, "source", vm, [](const po::variables_map& given) {
+    if (!given.count("family") || !given.count("source")) throw po::error("--family and a SOURCE file are required");
+  });
+  if (code >= 0) return code;
 
   eval::measurement m;
   std::vector<std::pair<std::string, eval::measurement>> baselines;

@@ -16,7 +16,9 @@
 #include <set>
 #include <sstream>
 
+#include "archipelago/progress.hpp"
 #include "commands.hpp"
+#include "options.hpp"
 #include "eval/evaluator.hpp"
 #include "eval/probe.hpp"
 #include "results_context.hpp"
@@ -29,18 +31,11 @@ using nlohmann::json;
 
 namespace galapagos::cli {
 
+using archipelago::format_seconds;
+
 namespace {
 
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-std::string seconds(double s) {
-  char buf[32];
-  if (!std::isfinite(s)) return "-";
-  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  else if (s < 1) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.3f s", s);
-  return buf;
-}
 
 std::string fixed(double v, const char* format) {
   char buf[64];
@@ -152,27 +147,13 @@ int export_command(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "this help")("id", po::value<long long>(), "the candidate to export (/candidates id)")(
       "best", "the run's winner (default)")("out", po::value<std::string>(), "package folder (default: FILE-export-<id>)")(
       "seeds", po::value<int>()->default_value(3), "fresh input sets per held-out size");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("file", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-    if (vm.count("help")) {
-      std::cout << opts << "\n";
-      return 0;
-    }
-    if (!vm.count("file")) throw po::error("a results FILE is required (the HDF5 file of a run)");
-    if (vm.count("id") && vm.count("best")) throw po::error("--id and --best exclude each other");
-    if (vm["seeds"].as<int>() < 1) throw po::error("--seeds must be >= 1");
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "galapagos export: %s\n", e.what());
-    return 2;
-  }
+  const int code = parse_command_line("export", args, opts, "file", vm, [](const po::variables_map& given) {
+    if (!given.count("file")) throw po::error("a results FILE is required (the HDF5 file of a run)");
+    if (given.count("id") && given.count("best")) throw po::error("--id and --best exclude each other");
+    if (given["seeds"].as<int>() < 1) throw po::error("--seeds must be >= 1");
+  });
+  if (code >= 0) return code;
   const std::string file = vm["file"].as<std::string>();
 
   json ev;  // evidence.json
@@ -362,12 +343,12 @@ int export_command(const std::vector<std::string>& args) {
        << (run.config.eval.checks.seeds == 1 ? " seed: " : " seeds: ") << [&] { std::string s; for (const auto& a : accept) s += (s.empty() ? "" : "; ") + a; return s; }() << "\n"
        << "- timed at " << run.fitness << " (" << method << ")\n"
        << "- error against the reference: " << fixed(rel, "%.3e") << " (tolerance " << fam.tolerance << ")\n"
-       << "- time: median " << seconds(t_median) << ", min " << seconds(t_min) << ", IQR " << seconds(t_spread) << " ("
+       << "- time: median " << format_seconds(t_median) << ", min " << format_seconds(t_min) << ", IQR " << format_seconds(t_spread) << " ("
        << fixed(100 * t_spread / t_median, "%.1f") << "% of the median) over " << fixed(reps, "%.0f") << " runs\n";
     for (const auto& [name, s] : speedups.items())
       md << "- speedup over " << name << ": "
          << (s["speedup"].is_null() ? std::string("- (baseline failed)") : fixed(s["speedup"].get<double>(), "%.2fx"))
-         << " (baseline " << (s["baseline_median_s"].is_null() ? "-" : seconds(s["baseline_median_s"].get<double>())) << ")\n";
+         << " (baseline " << (s["baseline_median_s"].is_null() ? "-" : format_seconds(s["baseline_median_s"].get<double>())) << ")\n";
     md << "\n## Held-out check (now)\n\n"
        << "- " << held_desc.size() << " problems the search never used x " << settings.checks.seeds
        << " fresh secret input seed" << (settings.checks.seeds == 1 ? "" : "s") << " each: ";
@@ -375,8 +356,8 @@ int export_command(const std::vector<std::string>& args) {
     md << "\n- result: **" << m.status << "**" << (m.reason.empty() ? "" : ": " + m.reason) << "\n"
        << "- error against the reference: " << fixed(m.rel_error, "%.3e") << " over " << m.verified_runs << " verified runs\n";
     if (passed)
-      md << "- time again at " << evaluator.fitness_description() << ": median " << seconds(m.time_median_s) << ", IQR "
-         << seconds(m.time_spread_s) << " over " << m.repetitions << " runs\n";
+      md << "- time again at " << evaluator.fitness_description() << ": median " << format_seconds(m.time_median_s) << ", IQR "
+         << format_seconds(m.time_spread_s) << " over " << m.repetitions << " runs\n";
     md << "\n## Files\n\n"
        << "- `" << source_name << "`: the source, its parameters written in as #defines\n"
        << "- `" << source_name << ".diff`: against the family's template `" << rel_path << "`\n"

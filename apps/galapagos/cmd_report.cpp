@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "results_context.hpp"
 #include "util/build_info.hpp"
 
@@ -25,25 +26,11 @@ int report_command(const std::vector<std::string>& args) {
   po::options_description opts("galapagos report FILE");
   opts.add_options()("help,h", "this help")("out", po::value<std::string>(),
                                             "output folder (default: FILE without .h5, plus -report)");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("file", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-    if (vm.count("help")) {
-      std::cout << opts << "\n";
-      return 0;
-    }
-    if (!vm.count("file")) throw po::error("a results FILE is required (the HDF5 file of a run)");
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "galapagos report: %s\n", e.what());
-    return 2;
-  }
+  const int code = parse_command_line("report", args, opts, "file", vm, [](const po::variables_map& given) {
+    if (!given.count("file")) throw po::error("a results FILE is required (the HDF5 file of a run)");
+  });
+  if (code >= 0) return code;
   const std::string file = vm["file"].as<std::string>();
   nlohmann::json cost;
   try {

@@ -6,6 +6,7 @@
 
 #include "archipelago/archipelago.hpp"
 #include "commands.hpp"
+#include "options.hpp"
 
 namespace po = boost::program_options;
 
@@ -41,28 +42,11 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
       "verbose", "every candidate, and one plain line per generation even on a terminal")(
       "replay", po::value<std::string>(), "serve measurements from this recorded results file instead of measuring")(
       "replay-delay", po::value<double>(), "seconds each replayed evaluation takes (default 0)");
-  po::options_description hidden;
-  hidden.add_options()("config", po::value<std::string>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("config", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "galapagos run: %s\n", e.what());
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  if (!vm.count("config")) {
-    std::fprintf(stderr, "galapagos run: a CONFIG file is required (e.g. configs/stencil3d7-cpu.toml)\n");
-    return 2;
-  }
+  const int code = parse_command_line("run", args, opts, "config", vm, [](const po::variables_map& given) {
+    if (!given.count("config")) throw po::error("a CONFIG file is required (e.g. configs/stencil3d7-cpu.toml)");
+  });
+  if (code >= 0) return code;
   archipelago::run_overrides o;
   if (vm.count("out")) o.out = vm["out"].as<std::string>();
   if (vm.count("budget")) {
@@ -94,28 +78,11 @@ int resume_command(const std::vector<std::string>& args, int argc, char** argv) 
   po::options_description opts("galapagos resume FILE");
   opts.add_options()("help,h", "this help")("quiet", "only the summary")(
       "verbose", "every candidate, and one plain line per generation even on a terminal");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("file", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "galapagos resume: %s\n", e.what());
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  if (!vm.count("file")) {
-    std::fprintf(stderr, "galapagos resume: a results FILE is required (the HDF5 file of the run to continue)\n");
-    return 2;
-  }
+  const int code = parse_command_line("resume", args, opts, "file", vm, [](const po::variables_map& given) {
+    if (!given.count("file")) throw po::error("a results FILE is required (the HDF5 file of the run to continue)");
+  });
+  if (code >= 0) return code;
   const bool quiet = vm.count("quiet") > 0, verbose = vm.count("verbose") > 0;
   if (quiet && verbose) {
     std::fprintf(stderr, "galapagos resume: --quiet and --verbose exclude each other\n");

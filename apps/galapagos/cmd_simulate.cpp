@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "simulate/recorded_space.hpp"
 #include "simulate/simulation.hpp"
 #include "simulate/strategy_config.hpp"
@@ -66,25 +67,11 @@ int simulate_command(const std::vector<std::string>& args) {
       "config", po::value<std::string>(), "read [search], [strategy] and [migration] from this config")(
       "at", po::value<std::string>(), "N[,N...]: report the fraction of the optimum after N evaluations")(
       "json", "print one JSON object");
-  po::options_description hidden;
-  hidden.add_options()("space", po::value<std::string>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("space", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-    if (vm.count("help")) {
-      std::cout << opts << "\n";
-      return 0;
-    }
-    if (!vm.count("space")) throw po::error("a SPACE file is required");
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "galapagos simulate: %s\n", e.what());
-    return 2;
-  }
+  const int code = parse_command_line("simulate", args, opts, "space", vm, [](const po::variables_map& given) {
+    if (!given.count("space")) throw po::error("a SPACE file is required");
+  });
+  if (code >= 0) return code;
 
   try {
     const int islands = vm["islands"].as<int>();

@@ -8,6 +8,7 @@
 
 #include "archipelago/run_config.hpp"
 #include "commands.hpp"
+#include "options.hpp"
 #include "core/rng.hpp"
 #include "families/family.hpp"
 
@@ -30,26 +31,12 @@ int space_command(const std::vector<std::string>& args) {
       "seed", po::value<std::uint64_t>()->default_value(1), "seed of the sample")(
       "config", po::value<std::string>(), "search the families along this run config's kernel_paths too")(
       "json", "print one JSON object");
-  po::options_description hidden;
-  hidden.add_options()("family", po::value<std::string>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("family", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-    if (vm.count("help")) {
-      std::cout << opts << "\n";
-      return 0;
-    }
-    if (!vm.count("family")) throw po::error("a FAMILY is required (a folder kernels/<family>/ with a family.toml)");
-    if (vm["sample"].as<int>() < 0) throw po::error("--sample must be >= 0");
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "galapagos space: %s\n", e.what());
-    return 2;
-  }
+  const int code = parse_command_line("space", args, opts, "family", vm, [](const po::variables_map& given) {
+    if (!given.count("family")) throw po::error("a FAMILY is required (a folder kernels/<family>/ with a family.toml)");
+    if (given["sample"].as<int>() < 0) throw po::error("--sample must be >= 0");
+  });
+  if (code >= 0) return code;
   try {
     const std::string backend = vm["backend"].as<std::string>();
     std::vector<std::filesystem::path> path;

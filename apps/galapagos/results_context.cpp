@@ -97,34 +97,7 @@ std::vector<candidate_record> successful(const run_context& r) {
 }
 
 std::optional<std::string> stored_source(const std::string& path, const std::string& hash) {
-  if (hash.empty() || hash.find('/') != std::string::npos) return std::nullopt;
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  H5Pset_file_locking(fapl, false, true);  // as results_reader opens it: a run may be writing beside
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
-  H5Pclose(fapl);
-  if (file < 0) throw error(path, "cannot open the results file");
-  std::optional<std::string> out;
-  const std::string name = "/sources/" + hash;
-  if (H5Lexists(file, "/sources", H5P_DEFAULT) > 0 && H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0) {
-    const hid_t ds = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
-    const hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5T_CSET_UTF8);
-    char* text = nullptr;
-    if (ds >= 0 && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) >= 0 && text) {
-      out = std::string(text);
-      H5free_memory(text);
-    }
-    H5Tclose(type);
-    if (ds >= 0) H5Dclose(ds);
-    if (!out) {
-      H5Fclose(file);
-      throw error(path, name + " cannot be read as a text");
-    }
-  }
-  H5Fclose(file);
-  return out;
+  return store::results_reader::open(path).source(hash);
 }
 
 std::optional<families::sizes> sizes_in(const families::family& f, const std::string& description) {

@@ -56,15 +56,6 @@ std::string format_number(double v) {
   return buf;
 }
 
-std::string format_time(double s) {
-  char buf[32];
-  if (!std::isfinite(s)) return "-";
-  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  else if (s < 1) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.3f s", s);
-  return buf;
-}
-
 // Everything a rank needs before the search starts. Built identically on every rank, so a bad
 // input fails everywhere the same way, before any results file exists.
 struct setup {
@@ -339,16 +330,31 @@ class island_runner {
   void restore(const resume_plan& p) {
     const int rank = migrants_.rank();
     const auto& me = p.per_island.at(static_cast<std::size_t>(rank));
-    std::vector<core::genome> seen;
-    for (const auto& params : me.seen) {
-      const auto g = genome_from_params(*s_.space, params);
-      if (!g) throw error(p.path, "island " + std::to_string(rank) + " evaluated " + params + ", which the family's parameter space no longer holds");
-      seen.push_back(*g);
-      if (strategy_) strategy_->mark_seen(*g);
+    // A source the run evaluated: an LLM-made rewrite, registered again from its stored text, or
+    // the family's template.
+    auto variant_of = [&](const std::string& hash) {
+      const auto it = p.sources.find(hash);
+      return it == p.sources.end() ? 0 : variant_for(it->second);
+    };
+    std::vector<core::point> seen;
+    for (std::size_t k = 0; k < me.seen.size(); ++k) {
+      const int v = variant_of(me.seen_sources.at(k));
+      const auto g = genome_from_params(island_.space(v), me.seen[k]);
+      if (!g)
+        throw error(p.path, "island " + std::to_string(rank) + " evaluated " + me.seen[k] + ", which the family's parameter space no longer holds");
+      seen.push_back({v, *g});
+      if (strategy_ && v == 0) strategy_->mark_seen(*g);
     }
     if (me.snapshot) {
       const auto& c = *me.snapshot;
-      island_.restore(c.generation, population_from_json(*s_.space, c.population, p.path), c.rng_state, seen);
+      std::vector<core::individual> population;
+      for (const auto& ind : json::parse(c.population)) {
+        const int v = variant_of(ind.value("variant", std::string()));
+        const auto g = genome_from_params(island_.space(v), ind.at("params").dump());
+        if (!g) throw error(p.path, "population member " + ind.at("params").dump() + " is not in its parameter space any more");
+        population.push_back({*g, ind.at("fitness").is_null() ? inf : ind.at("fitness").get<double>(), ind.at("id").get<std::int64_t>(), v});
+      }
+      island_.restore(c.generation, std::move(population), c.rng_state, seen);
       if (strategy_) {
         try {
           if (!c.strategy_state.empty()) strategy_->restore(c.strategy_state);
@@ -375,6 +381,10 @@ class island_runner {
       if (std::find(sources_.begin(), sources_.end(), m.from) != sources_.end() && m.generation > migrants_through_)
         if (const auto g = genome_from_params(*s_.space, m.params)) inbox_[m.generation][m.from].push_back({{0, *g}, m.id});
     if (rank == 0 && p.best) best_row_ = p.best;
+    for (const auto& [hash, text] : p.sources) known_sources_.emplace(hash, text);
+    if (llm_) llm_->restore_spent(me.llm_tokens, me.llm_cost);
+    llm_calls_ = me.llm_calls;
+    variations_ = me.llm_variations;
   }
 
   // Tells the islands this one sends to that no more migrants will come from it: it searched to
@@ -631,9 +641,9 @@ class island_runner {
               if (k != g[i] && space.is_valid(q.g)) declared_to_try_.push_back(std::move(q));
             }
         char buf[256];
-        std::snprintf(buf, sizeof buf, "time %s, %.0f%% of the roofline, %.2fx the parent (%s)", format_time(m.time_median_s).c_str(),
+        std::snprintf(buf, sizeof buf, "time %s, %.0f%% of the roofline, %.2fx the parent (%s)", format_seconds(m.time_median_s).c_str(),
                       100 * m.roofline_fraction(), std::isfinite(parent.fitness) ? parent.fitness / m.time_median_s : 0.0,
-                      format_time(parent.fitness).c_str());
+                      format_seconds(parent.fitness).c_str());
         o.message = buf;
       } else {
         o.message = m.reason + (m.build_log.empty() ? "" : "\n" + m.build_log);
@@ -729,7 +739,7 @@ class island_runner {
 
   std::string describe_individual(const core::individual& ind) const {
     std::string out = "candidate " + std::to_string(ind.id) + (ind.variant == 0 ? " (the template)" : " (a rewrite)") + ": " +
-                      (std::isfinite(ind.fitness) ? "time " + format_time(ind.fitness) : std::string("failed"));
+                      (std::isfinite(ind.fitness) ? "time " + format_seconds(ind.fitness) : std::string("failed"));
     if (std::isfinite(ind.fitness) && std::isfinite(best_baseline_s_))
     {
       char ratio[32];
@@ -880,13 +890,13 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
     std::printf("  the winner failed its final check: %s: %s\n", m.status.c_str(), m.reason.c_str());
     failed = 1;
   } else {
-    std::printf("  time %s (min %s, IQR %s, %d interleaved runs)\n", format_time(m.time_median_s).c_str(),
-                format_time(m.time_min_s).c_str(), format_time(m.time_spread_s).c_str(), m.repetitions);
+    std::printf("  time %s (min %s, IQR %s, %d interleaved runs)\n", format_seconds(m.time_median_s).c_str(),
+                format_seconds(m.time_min_s).c_str(), format_seconds(m.time_spread_s).c_str(), m.repetitions);
     std::printf("  speedup %.2fx over %s (%s), roofline fraction %.0f%%\n", speedup, fastest_name.c_str(),
-                format_time(fastest).c_str(), 100 * m.roofline_fraction());
+                format_seconds(fastest).c_str(), 100 * m.roofline_fraction());
     for (std::size_t i = 1; i < ms.size(); ++i)
       std::printf("  baseline %s: %s, roofline fraction %.0f%%\n", b.baselines[i - 1].name.c_str(),
-                  format_time(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
+                  format_seconds(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
     for (std::size_t i = 0; i < ms.size(); ++i)
       if (std::isfinite(ms[i].energy_j))
         std::printf("  energy %s: %.3g mJ per call at %.0f W, SM clock %.0f MHz, %d of %d timed runs throttled\n",
@@ -989,9 +999,7 @@ int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quie
       const resume_plan p = read_resume_plan(results.string());
       finished = p.finished ? 1 : 0;
       if (!p.finished) {  // what is wrong with the file comes before what is wrong with the job
-        const auto config = parse_run_config(p.config_text, p.config_file, results.string() + " (its stored config)");
-        if (config.llm.enabled())
-          throw error(results.string(), "the run used the LLM proposer ([llm]); resuming such a run is not supported yet");
+        parse_run_config(p.config_text, p.config_file, results.string() + " (its stored config)");
         if (!p.settings.replay.empty() && !std::filesystem::exists(p.settings.replay))
           throw error(p.settings.replay, "no such file (the replay recording of " + results.string() + ")");
       }
@@ -1218,7 +1226,7 @@ int search(MPI_Comm comm, const search_start& st) {
     for (const auto& [hash, text] : baseline_sources) file->add_source(hash, text);
     for (const auto& b : rows)
       std::printf("baseline %s%s: %s (roofline %.0f%%)\n", groups.mixed() ? (groups.kind_of()[static_cast<std::size_t>(b.island)] + " ").c_str() : "",
-                  b.name.c_str(), format_time(b.time_median_s).c_str(), 100 * b.roofline_fraction);
+                  b.name.c_str(), format_seconds(b.time_median_s).c_str(), 100 * b.roofline_fraction);
     file->append(rows);
     // The session (this start of the run) and the checkpoint's own settings.
     const int session = st.plan ? st.plan->session : 0;
@@ -1257,7 +1265,7 @@ int search(MPI_Comm comm, const search_start& st) {
     checkpoints->write(true);
     std::printf("search: %d islands, budget %d evaluations each, fitness size %s, floor %s\n", size, cfg.budget,
                 s->evaluator->fitness_description().c_str(),
-                format_time(s->evaluator->floor_s(s->evaluator->fitness_size())).c_str());
+                format_seconds(s->evaluator->floor_s(s->evaluator->fitness_size())).c_str());
     std::fflush(stdout);
   }
 

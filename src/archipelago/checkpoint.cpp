@@ -277,6 +277,12 @@ resume_plan read_resume_plan(const std::string& path) {
       throw error(path, "/candidates row " + std::to_string(r) + " names island " + std::to_string(island[r]) + " of " +
                             std::to_string(p.islands));
     p.per_island[static_cast<std::size_t>(island[r])].seen.push_back(params[r]);
+    p.per_island[static_cast<std::size_t>(island[r])].seen_sources.push_back(hash[r]);
+    if (origin[r] == "llm" && !p.sources.contains(hash[r])) {
+      const auto text = f.source(hash[r]);
+      if (!text) throw error(path, "/sources/" + hash[r] + " is missing: candidate " + std::to_string(ids[r]) + " was built from it");
+      p.sources[hash[r]] = *text;
+    }
     if (status[r] == "ok" && (!p.best || median[r] < p.best->time_median_s ||
                               (median[r] == p.best->time_median_s && ids[r] < p.best->id))) {
       store::candidate_row best;
@@ -307,6 +313,21 @@ resume_plan read_resume_plan(const std::string& path) {
     if (to[r] >= 0 && to[r] < p.islands)
       p.per_island[static_cast<std::size_t>(to[r])].migrants.push_back(
           {static_cast<int>(from[r]), static_cast<int>(gen[r]), mid[r], mparams[r]});
+  if (f.has("/llm_calls")) {  // files of runs before the LLM proposer have none
+    const auto caller = f.integers("/llm_calls", "island");
+    const auto variation = f.integers("/llm_calls", "variation");
+    const auto prompt_tokens = f.integers("/llm_calls", "prompt_tokens");
+    const auto completion_tokens = f.integers("/llm_calls", "completion_tokens");
+    const auto cost = f.numbers("/llm_calls", "cost");
+    for (std::size_t r = 0; r < caller.size(); ++r) {
+      if (caller[r] < 0 || caller[r] >= p.islands) continue;
+      auto& isl = p.per_island[static_cast<std::size_t>(caller[r])];
+      ++isl.llm_calls;
+      isl.llm_variations = std::max(isl.llm_variations, static_cast<int>(variation[r]) + 1);
+      isl.llm_tokens += prompt_tokens[r] + completion_tokens[r];
+      if (std::isfinite(cost[r])) isl.llm_cost += cost[r];
+    }
+  }
   return p;
 }
 
@@ -315,7 +336,8 @@ std::string to_json_text(const resume_plan& p) {
   for (const auto& i : p.per_island) {
     json m = json::array();
     for (const auto& x : i.migrants) m.push_back({x.from, x.generation, x.id, x.params});
-    islands.push_back({{"snapshot", i.snapshot ? to_json_text(*i.snapshot) : ""}, {"seen", i.seen}, {"migrants", m}});
+    islands.push_back({{"snapshot", i.snapshot ? to_json_text(*i.snapshot) : ""}, {"seen", i.seen}, {"seen_sources", i.seen_sources},
+                       {"migrants", m}, {"llm", {i.llm_calls, i.llm_variations, i.llm_tokens, i.llm_cost}}});
   }
   json best = nullptr;
   if (p.best) best = {{"id", p.best->id}, {"island", p.best->island}, {"params", p.best->params}, {"time_median_s", p.best->time_median_s},
@@ -334,6 +356,7 @@ std::string to_json_text(const resume_plan& p) {
               {"checkpoint_time_s", p.checkpoint_time_s},
               {"baseline_rows", p.baseline_rows},
               {"per_island", islands},
+              {"sources", p.sources},
               {"best", best}}
       .dump();
 }
@@ -354,11 +377,18 @@ resume_plan resume_plan_from_json(const std::string& text) {
   p.checkpoints = j.at("checkpoints");
   p.checkpoint_time_s = j.at("checkpoint_time_s");
   p.baseline_rows = j.at("baseline_rows");
+  p.sources = j.at("sources").get<std::map<std::string, std::string>>();
   for (const auto& i : j.at("per_island")) {
     resume_plan::island isl;
     const std::string snap = i.at("snapshot");
     if (!snap.empty()) isl.snapshot = snapshot_from_json(snap);
     isl.seen = i.at("seen").get<std::vector<std::string>>();
+    isl.seen_sources = i.at("seen_sources").get<std::vector<std::string>>();
+    const auto& llm = i.at("llm");
+    isl.llm_calls = llm[0];
+    isl.llm_variations = llm[1];
+    isl.llm_tokens = llm[2];
+    isl.llm_cost = llm[3];
     for (const auto& m : i.at("migrants")) isl.migrants.push_back({m[0], m[1], m[2], m[3]});
     p.per_island.push_back(std::move(isl));
   }

@@ -105,16 +105,24 @@ struct resume_plan {
   struct island {
     std::optional<island_snapshot> snapshot;  // none: the island had not completed a generation
     std::vector<std::string> seen;            // params of every candidate it evaluated
+    std::vector<std::string> seen_sources;    // and the source_hash of each (a rewrite's, or the template's)
     struct migrant {
       int from = 0, generation = 0;
       std::int64_t id = -1;
       std::string params;
     };
     std::vector<migrant> migrants;  // /migrations rows addressed to it, in file order
+    // The LLM proposer's part of the run so far (/llm_calls rows of the island).
+    int llm_calls = 0, llm_variations = 0;
+    std::int64_t llm_tokens = 0;
+    double llm_cost = 0;
   };
   std::vector<island> per_island;
   // The best correct candidate so far (rank 0 picks the winner from it).
   std::optional<store::candidate_row> best;
+  // The LLM-made rewrites the run evaluated (source_hash of the rows of origin `llm` -> the text
+  // in /sources). Every other source_hash is the family's template.
+  std::map<std::string, std::string> sources;
 };
 // Throws galapagos::error "<FILE>: <problem>" for a missing, unreadable or foreign file, one
 // without a checkpoint, from another galapagos version, or whose checkpoint disagrees with its

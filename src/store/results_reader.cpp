@@ -186,6 +186,20 @@ std::optional<std::string> results_reader::text(const std::string& dataset) cons
   return out;
 }
 
+std::optional<std::string> results_reader::source(const std::string& hash) const {
+  const std::string name = "/sources/" + hash;
+  if (hash.empty() || hash.find('/') != std::string::npos || !has(name)) return std::nullopt;
+  const id_handle ds(H5Dopen2(impl_->file, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.valid()) impl_->fail("open dataset " + name);
+  const id_handle mem = impl_->string_type();
+  char* text = nullptr;
+  if (H5Dread(ds.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) < 0 || !text)
+    throw galapagos::error(impl_->path, name + " cannot be read as a text");
+  std::string out = text;
+  H5free_memory(text);
+  return out;
+}
+
 std::size_t results_reader::rows(const std::string& table) const {
   const id_handle ds = impl_->open_dataset(table);
   const id_handle space(H5Dget_space(ds.get()), H5Sclose);

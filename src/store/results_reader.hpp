@@ -29,6 +29,8 @@ class results_reader {
   std::optional<double> number_attribute(const std::string& object, const std::string& key) const;
   // A text written by results_file::set_text; nullopt when there is no such dataset.
   std::optional<std::string> text(const std::string& dataset) const;
+  // The source text stored under /sources/<hash>; nullopt when there is none.
+  std::optional<std::string> source(const std::string& hash) const;
 
   // Rows of a 1-D compound table, and one field of every row. Throws naming the table and the
   // field when either is missing or has another type class.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""llm_search.py GALAPAGOS SOURCE_DIR WORK_DIR [MPIEXEC]: a search with the LLM proposer against a real
+"""llm_search.py GALAPAGOS SOURCE_DIR WORK_DIR [MPIEXEC | --resume]: a search with the LLM proposer against a real
 HTTP server on loopback (tools/llm_test_server.py) that serves scripted answers, in order:
 
   1-3  a 429 (Retry-After), a 500, then a rewrite that drops the slow divisions, declares a new
@@ -14,10 +14,15 @@ the run; the GA tunes the parameter the model declared; malformed answers and fa
 recorded and the run goes on; the budget stops the calls; the key is in no output file.
 
 With MPIEXEC: two islands under mpirun, only island 0 asking the model (island_shares), answers
-1-4 only (its half of the token budget is spent then). The rewrite migrates with its source: island 1 measures and tunes it too."""
+1-4 only (its half of the token budget is spent then). The rewrite migrates with its source: island 1 measures and tunes it too.
+
+With --resume: the run is stopped (SIGTERM) right after the repaired rewrite is accepted and
+resumed: the resumed island knows the rewrite again (from /sources), goes on tuning it, never
+evaluates a candidate twice, and the token budget counts what the first session spent."""
 import glob
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -25,7 +30,9 @@ import time
 import h5py
 
 galapagos, source_dir, work = sys.argv[1:4]
-mpiexec = sys.argv[4] if len(sys.argv) > 4 else None
+mode = sys.argv[4] if len(sys.argv) > 4 else ""
+resume = mode == "--resume"
+mpiexec = mode if mode and not resume else None
 os.makedirs(work, exist_ok=True)
 for f in glob.glob(os.path.join(work, "*")):
     if os.path.isfile(f):
@@ -77,6 +84,8 @@ script = [
 ]
 if mpiexec:
     script = script[:4]
+if resume:  # the proposal and its repair, then answers without edits until the budget (6 calls) is spent
+    script = script[2:4] + [ok("Nothing to change.") for _ in range(8)]
 script_file = os.path.join(work, "script.json")
 port_file, log_file = os.path.join(work, "port"), os.path.join(work, "requests.jsonl")
 with open(script_file, "w") as f:
@@ -117,7 +126,7 @@ cache_dir = "{work}/cache"
 [llm]
 share = 0.25
 turns = 2
-max_tokens = 400
+max_tokens = {600 if resume else 400}
 {'island_shares = [0.25, 0.0]' if mpiexec else ''}
 [[llm.models]]
 name = "scripted"
@@ -135,7 +144,21 @@ price_completion_per_mtok = 2.0
     command = [galapagos, "run", config]
     if mpiexec:
         command = [mpiexec, "-n", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none", "-x", "GLP_TEST_LLM_KEY"] + command
-    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    if resume:
+        first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        stopped_log = []
+        for line in first.stdout:
+            stopped_log.append(line)
+            if "turn 1: accepted" in line:
+                first.send_signal(signal.SIGTERM)
+        first.wait(timeout=300)
+        print("".join(stopped_log))
+        with h5py.File(out, "r") as f:
+            before = len(f["candidates"])
+            calls_before = len(f["llm_calls"])
+        run = subprocess.run([galapagos, "resume", out], env=env, capture_output=True, text=True, timeout=600)
+    else:
+        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
 finally:
     server.kill()
 print(run.stdout)
@@ -152,6 +175,24 @@ def check(cond, what):
 check(run.returncode == 0, f"galapagos run exit {run.returncode}")
 requests = [json.loads(line) for line in open(log_file)]
 dec = lambda v: v.decode() if isinstance(v, bytes) else v
+if resume:
+    check(first.returncode == 0 and any("galapagos resume" in line for line in stopped_log), "SIGTERM stopped the first session")
+    check(len(requests) == 6, f"the budget spans both sessions: 6 requests expected, the server got {len(requests)}")
+    with h5py.File(out, "r") as f:
+        calls = f["llm_calls"][:]
+        cands = f["candidates"][:]
+        check(f.attrs["finished"] == "true", "the resumed run finished")
+        check(len({int(c["id"]) for c in calls}) == len(calls) == 6 and calls_before == 2, "every call recorded once, ids unique")
+        keys = [(dec(c["source_hash"]), dec(c["params"])) for c in cands]
+        check(len(set(keys)) == len(keys), "no candidate evaluated twice across the sessions")
+        variant = dec({int(c["id"]): c for c in cands}[int(calls[1]["candidate_id"])]["source_hash"])
+        check(any(dec(c["source_hash"]) == variant for c in cands[before:]), "the resumed island goes on tuning the rewrite")
+        check(len(cands) == 16, f"the budget of evaluations spans both sessions: {len(cands)} candidates")
+        check(dec(f["winner"].attrs["source_hash"]) == variant, "the rewrite wins the resumed run")
+    if failures:
+        sys.exit(1)
+    print("llm_search (stopped and resumed): all checks passed")
+    sys.exit(0)
 if mpiexec:
     with h5py.File(out, "r") as f:
         calls = f["llm_calls"][:]
