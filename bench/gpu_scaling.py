@@ -7,16 +7,16 @@
       node-local rank), one run after the other, into DIR/scaling-<n>gpu.h5 (+ .log), each with
       its own empty build cache. Then, while time is left (--deadline, --ref-s), reference runs:
       one island each, one per GPU side by side, other seeds, a large budget, stopped cleanly
-      (SIGUSR1 to mpirun) in time, into DIR/ref-seed<s>.h5. What each run took: DIR/runs.json.
+      (SIGUSR1 to the ranks) in time, into DIR/ref-seed<s>.h5. What each run took: DIR/runs.json.
       NVLink multicast stays off (NCCL_NVLS_ENABLE=0); MPI between islands uses host memory only
       (ob1 over the self and vader transports).
 
-  gpu_scaling.py analyze DIR [--within 0.02] [--reference all|refs]
+  gpu_scaling.py analyze DIR [DIR ...] [--within 0.02] [--reference all|refs]
       Reads the results files (and the logs' "island N: orchestration ..." lines) and prints, per
       island count: evaluations per second, the weak-scaling efficiency (evaluations per second
       per GPU against the 1-GPU run), the search time until the best is within 2% of the
       reference best, and the share of the islands' search time spent in migration, HDF5 and MPI.
-      The reference best is the best median of every ok candidate of every run in DIR
+      The reference best is the best median of every ok candidate of every run in the DIRs
       (--reference all, default) or of the reference runs alone (--reference refs).
 
 Evaluations per second = evaluations of all islands / the longest island's search time (the last
@@ -73,9 +73,31 @@ def launch(cmd, log, cache):
     return subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, start_new_session=True), f
 
 
+def stop(p):
+    """SIGUSR1 to the job's ranks (the galapagos children of mpirun), which checkpoint and end within
+    grace_s; to mpirun itself only where none is found (on the H200 machine a SIGUSR1 sent to
+    mpirun did not stop its ranks)."""
+    ranks = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            comm, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+            if int(rest[1]) == p.pid and comm.startswith("galapagos"):
+                ranks.append(int(d))
+    for pid in ranks or [p.pid]:
+        try:
+            os.kill(pid, signal.SIGUSR1)
+        except ProcessLookupError:
+            pass
+
+
 def supervise(procs, stop_at, kill_at):
-    """Waits for every process; at stop_at sends SIGUSR1 to those still running (mpirun forwards it
-    to its ranks, which checkpoint and end within grace_s), at kill_at kills what is left."""
+    """Waits for every process; at stop_at stops those still running (stop()), at kill_at kills what
+    is left."""
     stopped = set()
     while any(p.poll() is None for p in procs):
         now = time.time()
@@ -83,7 +105,7 @@ def supervise(procs, stop_at, kill_at):
             if p.poll() is not None:
                 continue
             if stop_at is not None and now >= stop_at and i not in stopped:
-                p.send_signal(signal.SIGUSR1)
+                stop(p)
                 stopped.add(i)
             if kill_at is not None and now >= kill_at:
                 os.killpg(p.pid, signal.SIGKILL)
@@ -269,7 +291,7 @@ def cmd_analyze(a):
     print(f"reference best: {best * 1e6:.1f} us, {'best over all runs' if pool != refs else 'best of the reference runs'} "
           f"({where[0]}, candidate {where[1]} of island {where[2]}: {where[3]}); within {a.within:.0%}: <= {target * 1e6:.1f} us")
     a0 = res[scaling[0]]["attrs"]
-    print(f"galapagos {a0.get('galapagos_version', '?')} ({a0.get('git_revision', '?')}), {a0.get('family')} on "
+    print(f"galapagos {a0.get('galapagos_version', '?')} ({a0.get('git_revision') or 'revision not recorded'}), {a0.get('family')} on "
           f"{a0.get('backend')}, {a0.get('fitness_size')}" + (f", budget {budget} evaluations per island" if budget else ""))
     print()
     print("| run | GPUs (islands) | evaluations | search time | evaluations/s | per GPU | weak-scaling efficiency | device held | "

@@ -1,6 +1,7 @@
 #include "archipelago/channels.hpp"
 
 #include <chrono>
+#include <set>
 #include <thread>
 
 namespace galapagos::archipelago {
@@ -15,6 +16,7 @@ message_channel::message_channel(MPI_Comm comm) {
 
 message_channel::~message_channel() {
   for (auto& [req, payload] : pending_) MPI_Cancel(&req);
+  for (auto& a : arriving_) MPI_Wait(&a.request, MPI_STATUS_IGNORE);  // matched: they complete
   MPI_Comm_free(&comm_);
 }
 
@@ -30,25 +32,31 @@ void message_channel::send(int dest, std::string payload) {
   }
 }
 
-std::pair<int, std::string> message_channel::receive(int source) {
-  MPI_Status st;
-  MPI_Probe(source, 0, comm_, &st);
-  int n = 0;
-  MPI_Get_count(&st, MPI_CHAR, &n);
-  std::string payload(static_cast<std::size_t>(n), '\0');
-  MPI_Recv(payload.data(), n, MPI_CHAR, st.MPI_SOURCE, 0, comm_, MPI_STATUS_IGNORE);
-  ++received_from_[static_cast<std::size_t>(st.MPI_SOURCE)];
-  return {st.MPI_SOURCE, std::move(payload)};
-}
-
 std::vector<std::pair<int, std::string>> message_channel::poll() {
-  std::vector<std::pair<int, std::string>> out;
-  for (;;) {
+  for (;;) {  // match every announced message and start receiving it
     int flag = 0;
+    MPI_Message message;
     MPI_Status st;
-    MPI_Iprobe(MPI_ANY_SOURCE, 0, comm_, &flag, &st);
+    MPI_Improbe(MPI_ANY_SOURCE, 0, comm_, &flag, &message, &st);
     if (!flag) break;
-    out.push_back(receive(st.MPI_SOURCE));
+    int n = 0;
+    MPI_Get_count(&st, MPI_CHAR, &n);
+    auto& a = arriving_.emplace_back(arriving{st.MPI_SOURCE, MPI_REQUEST_NULL, std::string(static_cast<std::size_t>(n), '\0')});
+    MPI_Imrecv(a.payload.data(), n, MPI_CHAR, &message, &a.request);
+  }
+  std::vector<std::pair<int, std::string>> out;
+  std::set<int> waiting;  // sources whose earliest message is still being received
+  for (auto it = arriving_.begin(); it != arriving_.end();) {
+    int done = 0;
+    if (!waiting.contains(it->source)) MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+      waiting.insert(it->source);
+      ++it;
+      continue;
+    }
+    ++received_from_[static_cast<std::size_t>(it->source)];
+    out.emplace_back(it->source, std::move(it->payload));
+    it = arriving_.erase(it);
   }
   return out;
 }
@@ -65,8 +73,15 @@ std::vector<std::pair<int, std::string>> message_channel::finish() {
     MPI_Test(&r, &done, MPI_STATUS_IGNORE);
     if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  for (int src = 0; src < size_; ++src)
-    while (received_from_[static_cast<std::size_t>(src)] < incoming[static_cast<std::size_t>(src)]) out.push_back(receive(src));
+  auto missing = [&] {
+    for (int src = 0; src < size_; ++src)
+      if (received_from_[static_cast<std::size_t>(src)] < incoming[static_cast<std::size_t>(src)]) return true;
+    return false;
+  };
+  while (missing()) {
+    for (auto& m : poll()) out.push_back(std::move(m));
+    if (missing()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   for (auto& [req, payload] : pending_) MPI_Wait(&req, MPI_STATUS_IGNORE);
   pending_.clear();
   return out;

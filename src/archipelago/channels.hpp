@@ -22,15 +22,22 @@ class message_channel {
   int rank() const { return rank_; }
   int size() const { return size_; }
   void send(int dest, std::string payload);  // MPI_Isend; the payload is kept until delivered
-  // Every message that has arrived so far (source, payload), without waiting.
+  // Every message that has arrived so far (source, payload), without waiting: a message is
+  // matched as soon as it is announced and received in the background (a large one completes
+  // only when its sender next enters MPI); messages of one source come out in the order sent.
   std::vector<std::pair<int, std::string>> poll();
   // Collective: receives every message still in flight towards this rank (returned), then
   // completes this rank's own sends.
   std::vector<std::pair<int, std::string>> finish();
 
  private:
-  std::pair<int, std::string> receive(int source);
+  struct arriving {
+    int source = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    std::string payload;
+  };
   MPI_Comm comm_;
+  std::list<arriving> arriving_;  // matched, in matching order; receives in flight
   int rank_ = 0, size_ = 1;
   std::list<std::pair<MPI_Request, std::string>> pending_;
   std::vector<int> sent_to_, received_from_;

@@ -2,6 +2,8 @@
 // naming the template; the shipped templates use only the placeholders the proposer provides.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -31,14 +33,18 @@ TEST(LlmPrompt, MissingValuesAndUnclosedPlaceholdersNameTheTemplate) {
 }
 
 TEST(LlmPrompt, TheShippedTemplatesUseTheProposersPlaceholders) {
+  // What the proposer fills in for each template (propose/llm/proposer.cpp, archipelago.cpp).
   const std::filesystem::path dir = std::filesystem::path(GALAPAGOS_SOURCE_DIR) / "configs/prompts";
-  const std::vector<std::string> provided = {"family", "family_description", "entry_point", "hardware", "language",
-                                             "parent_source", "parent_measurements", "elites", "feedback", "direction"};
-  for (const char* name : {"system.md", "variation.md"}) {
+  const std::map<std::string, std::vector<std::string>> provided = {
+      {"system.md", {"notes"}},
+      {"variation.md", {"family", "family_description", "entry_point", "hardware", "language", "parent_source",
+                        "parent_measurements", "elites", "inspirations", "feedback", "direction"}},
+      {"repair.md", {"feedback", "source", "language"}}};
+  for (const auto& [name, values] : provided) {
     const auto path = (dir / name).string();
-    for (const auto& p : gp::prompt_placeholders(galapagos::util::read_file(path), path))
-      EXPECT_NE(std::find(provided.begin(), provided.end(), p), provided.end()) << name << " uses {{" << p << "}}";
+    const auto used = gp::prompt_placeholders(galapagos::util::read_file(path), path);
+    for (const auto& p : used)
+      EXPECT_NE(std::find(values.begin(), values.end(), p), values.end()) << name << " uses {{" << p << "}}";
+    EXPECT_EQ(used.size(), values.size()) << name << " leaves a value unused";
   }
-  EXPECT_EQ(gp::prompt_placeholders(galapagos::util::read_file((dir / "variation.md").string()), "variation.md").size(),
-            provided.size());
 }
