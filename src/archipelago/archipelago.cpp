@@ -141,6 +141,7 @@ class island_runner {
       settings.budget.max_tokens /= islands;  // the run's budget, split evenly
       settings.budget.max_cost /= islands;
       llm_ = std::make_unique<propose::llm_proposer>(settings, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(me), 29));
+      llm_->set_cancel([this] { return stop_.poll(); });  // a stop request does not wait for a slow model
     }
     if (s.config.migration.count > 0) {
       targets_ = s.migration_targets.at(static_cast<std::size_t>(me));

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""llm_search.py GALAPAGOS SOURCE_DIR WORK_DIR [MPIEXEC | --resume]: a search with the LLM proposer against a real
+"""llm_search.py GALAPAGOS SOURCE_DIR WORK_DIR [MPIEXEC | --resume | --cancel]: a search with the LLM proposer against a real
 HTTP server on loopback (tools/llm_test_server.py) that serves scripted answers, in order:
 
   1-3  a 429 (Retry-After), a 500, then a rewrite that drops the slow divisions, declares a new
@@ -18,7 +18,10 @@ With MPIEXEC: two islands under mpirun, only island 0 asking the model (island_s
 
 With --resume: the run is stopped (SIGTERM) right after the repaired rewrite is accepted and
 resumed: the resumed island knows the rewrite again (from /sources), goes on tuning it, never
-evaluates a candidate twice, and the token budget counts what the first session spent."""
+evaluates a candidate twice, and the token budget counts what the first session spent.
+
+With --cancel: the model takes two minutes to answer; a SIGTERM that arrives during the call
+stops the run within its grace period, the call recorded as cancelled."""
 import glob
 import json
 import os
@@ -32,7 +35,8 @@ import h5py
 galapagos, source_dir, work = sys.argv[1:4]
 mode = sys.argv[4] if len(sys.argv) > 4 else ""
 resume = mode == "--resume"
-mpiexec = mode if mode and not resume else None
+cancel = mode == "--cancel"
+mpiexec = mode if mode and not resume and not cancel else None
 os.makedirs(work, exist_ok=True)
 for f in glob.glob(os.path.join(work, "*")):
     if os.path.isfile(f):
@@ -86,6 +90,8 @@ if mpiexec:
     script = script[:4]
 if resume:  # the proposal and its repair, then answers without edits until the budget (6 calls) is spent
     script = script[2:4] + [ok("Nothing to change.") for _ in range(8)]
+if cancel:  # a model that takes two minutes
+    script = [dict(ok("Too late."), delay_s=120)]
 script_file = os.path.join(work, "script.json")
 port_file, log_file = os.path.join(work, "port"), os.path.join(work, "requests.jsonl")
 with open(script_file, "w") as f:
@@ -101,6 +107,7 @@ try:
     config = os.path.join(work, "llm.toml")
     with open(config, "w") as f:
         f.write(f"""[run]
+grace_s = 10
 family = "llm_axpb"
 backend = "cpu"
 out = "{out}"
@@ -144,7 +151,17 @@ price_completion_per_mtok = 2.0
     command = [galapagos, "run", config]
     if mpiexec:
         command = [mpiexec, "-n", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none", "-x", "GLP_TEST_LLM_KEY"] + command
-    if resume:
+    if cancel:
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        while proc.poll() is None and not (os.path.exists(log_file) and os.path.getsize(log_file) > 0):
+            time.sleep(0.05)
+        signalled = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        cancel_log = proc.communicate(timeout=120)[0]
+        stop_s = time.monotonic() - signalled
+        print(cancel_log)
+        run = subprocess.CompletedProcess(command, proc.returncode, cancel_log, "")
+    elif resume:
         first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         stopped_log = []
         for line in first.stdout:
@@ -175,6 +192,16 @@ def check(cond, what):
 check(run.returncode == 0, f"galapagos run exit {run.returncode}")
 requests = [json.loads(line) for line in open(log_file)]
 dec = lambda v: v.decode() if isinstance(v, bytes) else v
+if cancel:
+    check(stop_s < 10, f"the run stopped {stop_s:.1f} s after SIGTERM, within its 10 s grace period, not after the model")
+    check("galapagos resume" in run.stdout, "the stopped run says how to resume")
+    with h5py.File(out, "r") as f:
+        outcomes = [dec(c["outcome"]) for c in f["llm_calls"][:]]
+        check(outcomes == ["llm_cancelled"], f"the call is recorded as cancelled: {outcomes}")
+    if failures:
+        sys.exit(1)
+    print(f"llm_search (cancelled call): stopped {stop_s:.1f} s after SIGTERM; all checks passed")
+    sys.exit(0)
 if resume:
     check(first.returncode == 0 and any("galapagos resume" in line for line in stopped_log), "SIGTERM stopped the first session")
     check(len(requests) == 6, f"the budget spans both sessions: 6 requests expected, the server got {len(requests)}")

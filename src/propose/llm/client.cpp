@@ -50,7 +50,12 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* out) {
   return size * n;
 }
 
-response post(const llm_endpoint& e, const std::string& key, const std::string& body) {
+int on_progress(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* f = static_cast<const std::function<bool()>*>(cancelled);
+  return *f && (*f)() ? 1 : 0;  // non-zero aborts the transfer
+}
+
+response post(const llm_endpoint& e, const std::string& key, const std::string& body, const std::function<bool()>& cancelled) {
   response r;
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
   if (!curl) {
@@ -71,6 +76,9 @@ response post(const llm_endpoint& e, const std::string& key, const std::string& 
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &r.body);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, const_cast<std::function<bool()>*>(&cancelled));
   r.code = curl_easy_perform(c);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
   return r;
@@ -126,9 +134,14 @@ llm_reply llm_client::chat(const std::vector<chat_message>& messages) {
   std::uniform_real_distribution<double> jitter(0.5, 1.0);
   for (int attempt = 1;; ++attempt) {
     out.attempts = attempt;
-    const response r = post(endpoint_, key_, text);
+    const response r = post(endpoint_, key_, text, cancelled_);
     out.http_status = r.status;
     bool transient = false;
+    if (r.code == CURLE_ABORTED_BY_CALLBACK) {
+      out.status = "cancelled";
+      out.reason = "the run is stopping";
+      return finish();
+    }
     if (r.code == CURLE_OPERATION_TIMEDOUT) {
       out.status = "timeout";
       out.reason = "no answer within " + std::to_string(endpoint_.timeout_s) + " s";
@@ -174,7 +187,15 @@ llm_reply llm_client::chat(const std::vector<chat_message>& messages) {
     }
     double wait_s = std::min(endpoint_.backoff_max_s, endpoint_.backoff_initial_s * std::pow(2.0, attempt - 1)) * jitter(jitter_);
     if (r.retry_after_s >= 0) wait_s = std::min(endpoint_.backoff_max_s, r.retry_after_s);  // the server's word
-    std::this_thread::sleep_for(std::chrono::duration<double>(wait_s));
+    for (const auto until = steady::now() + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(wait_s));
+         steady::now() < until;) {
+      if (cancelled_ && cancelled_()) {
+        out.status = "cancelled";
+        out.reason = "the run is stopping";
+        return finish();
+      }
+      std::this_thread::sleep_for(std::min<steady::duration>(until - steady::now(), std::chrono::milliseconds(50)));
+    }
   }
 }
 

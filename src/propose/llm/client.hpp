@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -37,7 +38,8 @@ struct chat_message {
 
 struct llm_reply {
   // ok, budget_exhausted, http_error (a status that is not retried, or retries spent),
-  // timeout, network_error, malformed (no choices[0].message.content in a 200 answer)
+  // timeout, network_error, malformed (no choices[0].message.content in a 200 answer),
+  // cancelled (the cancel predicate said so: the run is stopping)
   std::string status = "ok";
   std::string text;    // the model's answer
   std::string reason;  // why not ok, one line
@@ -53,6 +55,9 @@ class llm_client {
   // Throws galapagos::error when api_key_env is named but unset or empty.
   llm_client(llm_endpoint endpoint, llm_budget budget, std::uint64_t jitter_seed = 1);
   llm_reply chat(const std::vector<chat_message>& messages);
+  // Asked several times a second while a request or a backoff is under way; true ends the call
+  // at once with status `cancelled` (a stop request must not wait for a slow model).
+  void set_cancel(std::function<bool()> cancelled) { cancelled_ = std::move(cancelled); }
 
   std::int64_t tokens_spent() const { return tokens_spent_; }
   double cost_spent() const { return cost_spent_; }
@@ -67,6 +72,7 @@ class llm_client {
   std::int64_t tokens_spent_ = 0;
   double cost_spent_ = 0;
   std::mt19937_64 jitter_;
+  std::function<bool()> cancelled_;
 };
 
 }  // namespace galapagos::propose

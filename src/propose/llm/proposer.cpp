@@ -49,6 +49,10 @@ llm_proposer::llm_proposer(llm_settings settings, std::uint64_t seed)
     clients_.push_back(std::make_unique<llm_client>(m.endpoint, llm_budget{}, core::derive_seed(seed, 17, k++)));
 }
 
+void llm_proposer::set_cancel(std::function<bool()> cancelled) {
+  for (auto& c : clients_) c->set_cancel(cancelled);
+}
+
 bool llm_proposer::exhausted() const {
   return (settings_.budget.max_tokens > 0 && tokens_ >= settings_.budget.max_tokens) ||
          (settings_.budget.max_cost > 0 && cost_ >= settings_.budget.max_cost);

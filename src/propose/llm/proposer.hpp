@@ -85,6 +85,8 @@ class llm_proposer {
   // One variation of the parent: the model's turns, each candidate judged by `judge`.
   std::vector<call_record> vary(const variation_request& request, const candidate_judge& judge);
   bool exhausted() const;  // the budget is spent: no more calls
+  // Asked during every model call; true cancels it (the run is stopping: no further turns).
+  void set_cancel(std::function<bool()> cancelled);
   // What earlier sessions of a resumed run spent of the budget.
   void restore_spent(std::int64_t tokens, double cost) { tokens_ = tokens, cost_ = cost; }
   std::int64_t tokens_spent() const { return tokens_; }
