@@ -651,7 +651,11 @@ class island_runner {
       }
       return o;
     };
+    const double evaluating_before = spent_.evaluating_s;
+    const auto v0 = std::chrono::steady_clock::now();
     const auto calls = llm_->vary(req, judge);
+    spent_.model_s += std::max(0.0, std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count() -
+                                        (spent_.evaluating_s - evaluating_before));
     for (const auto& c : calls) {
       store::llm_call_row row;
       row.id = static_cast<std::int64_t>(rank) * 1000000 + llm_calls_++;
@@ -779,14 +783,18 @@ class island_runner {
   }
 
   // Where this session's search time went: evaluating (compiling, checking, timing, or serving
-  // a recording) against the orchestration around it (bench/orchestration.py reads this line).
+  // a recording) and waiting for a language model, against the orchestration around them
+  // (bench/orchestration.py reads this line).
   void report_orchestration(double search_s) {
-    const double orchestration_s = std::max(0.0, search_s - spent_.evaluating_s);
+    const double orchestration_s = std::max(0.0, search_s - spent_.evaluating_s - spent_.model_s);
+    char model[64] = "";
+    if (llm_) std::snprintf(model, sizeof model, "; waiting for the model %.3f s", spent_.model_s);
     std::printf("island %d: orchestration %.4f s of %.3f s (%.2f%%): MPI %.4f s, migration %.4f s, HDF5 %.4f s, "
-                "search logic %.4f s; evaluating %.3f s\n",
+                "search logic %.4f s; evaluating %.3f s%s\n",
                 migrants_.rank(), orchestration_s, search_s, search_s > 0 ? 100 * orchestration_s / search_s : 0.0,
                 spent_.mpi_s, spent_.migration_s, spent_.hdf5_s,
-                std::max(0.0, orchestration_s - spent_.mpi_s - spent_.migration_s - spent_.hdf5_s), spent_.evaluating_s);
+                std::max(0.0, orchestration_s - spent_.mpi_s - spent_.migration_s - spent_.hdf5_s), spent_.evaluating_s,
+                model);
     std::fflush(stdout);
   }
 
@@ -835,6 +843,7 @@ class island_runner {
   double longest_eval_s_ = 0;
   struct {
     double evaluating_s = 0, mpi_s = 0, migration_s = 0, hdf5_s = 0;
+    double model_s = 0;  // in LLM calls (the evaluations of their candidates count as evaluating)
   } spent_;  // this session's time, by what it went to
   std::optional<store::candidate_row> best_row_;
   std::optional<store::candidate_row> best_own_;
