@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "propose/llm/client.hpp"
+#include "propose/llm/proposer.hpp"
 #include "util/error.hpp"
 
 namespace gp = galapagos::propose;
@@ -224,4 +225,76 @@ TEST(LlmClient, NoServerIsANetworkError) {
   const auto r = c.chat(ask);
   EXPECT_EQ(r.status, "network_error");
   EXPECT_EQ(r.attempts, 2);
+}
+
+// The proposer's conversation (propose/llm/proposer.hpp) against the same server.
+namespace {
+
+gp::llm_settings proposer_settings(const scripted_server& s, int turns, bool refine) {
+  const std::filesystem::path prompts = std::filesystem::path(GALAPAGOS_SOURCE_DIR) / "configs/prompts";
+  gp::llm_settings st;
+  st.models = {{"scripted", endpoint(s), 1.0}};
+  st.turns = turns;
+  st.refine = refine;
+  st.system_prompt = prompts / "system.md";
+  st.variation_prompt = prompts / "variation.md";
+  st.repair_prompt = prompts / "repair.md";
+  return st;
+}
+
+gp::variation_request parent() {
+  gp::variation_request r;
+  r.parent_source = "int f() {\n  // galapagos:evolve-begin\n  return 1;\n  // galapagos:evolve-end\n}\n";
+  r.parent_time_s = 1.0;
+  for (const char* k : {"family", "family_description", "entry_point", "hardware", "language", "parent_measurements", "elites",
+                        "inspirations"})
+    r.values[k] = std::string("(") + k + ")";
+  return r;
+}
+
+std::string edit(const std::string& from, const std::string& to) {
+  return "<<<<<<< SEARCH\n" + from + "\n=======\n" + to + "\n>>>>>>> REPLACE\n";
+}
+
+}  // namespace
+
+TEST(LlmProposer, RefineTurnsContinueFromTheAcceptedSourceWithItsMeasurements) {
+  scripted_server s(json::array({completion(edit("  return 1;", "  return 2;")), completion(edit("  return 2;", "  return 3;"))}));
+  gp::llm_proposer p(proposer_settings(s, 2, true), 1);
+  std::vector<std::string> judged;
+  const auto calls = p.vary(parent(), [&](const std::string& source) {
+    judged.push_back(source);
+    return gp::candidate_outcome{true, "ok", "time 0.5 s", 0.5, static_cast<std::int64_t>(judged.size())};
+  });
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].outcome, "accepted");
+  EXPECT_EQ(calls[1].outcome, "accepted");
+  ASSERT_EQ(judged.size(), 2u);
+  EXPECT_NE(judged[1].find("return 3;"), std::string::npos);  // the refinement edits the accepted source
+  const auto reqs = s.requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  const std::string second = json::parse(reqs[1].at("body").get<std::string>()).at("messages").back().at("content");
+  EXPECT_NE(second.find("Refine it"), std::string::npos);
+  EXPECT_NE(second.find("time 0.5 s"), std::string::npos);
+  EXPECT_NE(second.find("return 2;"), std::string::npos);
+  EXPECT_EQ(p.tokens_spent(), 240);
+}
+
+TEST(LlmProposer, ACancelledCallEndsTheVariationAtOnce) {
+  auto slow = completion(edit("  return 1;", "  return 2;"));
+  slow["delay_s"] = 30;
+  scripted_server s(json::array({slow}));
+  gp::llm_proposer p(proposer_settings(s, 3, false), 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  p.set_cancel([&] { return std::chrono::steady_clock::now() - t0 > std::chrono::milliseconds(300); });
+  int judged = 0;
+  const auto calls = p.vary(parent(), [&](const std::string&) {
+    ++judged;
+    return gp::candidate_outcome{};
+  });
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].reply.status, "cancelled");
+  EXPECT_EQ(calls[0].outcome, "llm_cancelled");
+  EXPECT_EQ(judged, 0);
 }

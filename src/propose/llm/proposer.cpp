@@ -160,7 +160,8 @@ std::vector<call_record> llm_proposer::vary(const variation_request& request, co
     if (rec.outcome != "accepted") feedback_ = problem + (notes_text.empty() ? "" : "\n" + notes_text);
     if (turn + 1 >= settings_.turns) break;
     messages.push_back({"assistant", reply.text});
-    messages.push_back({"user", render_prompt(repair_text_, {{"feedback", feedback_}, {"source", current}, {"language", values["language"]}},
+    const std::string& next = rec.outcome == "accepted" ? problem : feedback_;  // a refinement asks for more
+    messages.push_back({"user", render_prompt(repair_text_, {{"feedback", next}, {"source", current}, {"language", values["language"]}},
                                               settings_.repair_prompt.string())});
   }
   return records;
