@@ -66,6 +66,7 @@ struct setup {
   std::unique_ptr<eval::node_lock> lock;
   std::unique_ptr<eval::evaluator> evaluator;
   std::unique_ptr<replay_source> replay;  // set: measurements come from a recording
+  std::unique_ptr<propose::llm_proposer> llm;  // this island's LLM proposer ([llm]); moved into its runner
   run_settings settings;
   std::vector<std::vector<int>> migration_targets;  // per island: the islands it sends migrants to
 };
@@ -126,7 +127,7 @@ class island_runner {
       auto settings = s.config.strategy;
       settings.kind = kind;
       if (kind == "exhaustive") {  // the exhaustive islands share the space out between them
-        for (int i = 0, n = 0; i < static_cast<int>(s.migration_targets.size()); ++i)
+        for (int i = 0, n = 0; i < migrants.size(); ++i)
           if (kinds[static_cast<std::size_t>(i) % kinds.size()] == "exhaustive") {
             if (i == me) settings.shard = n;
             settings.shards = ++n;
@@ -134,15 +135,8 @@ class island_runner {
       }
       strategy_ = core::make_strategy(*s.space, settings, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(me), 41));
     }
-    if (s.config.llm.enabled()) {
-      auto settings = s.config.llm;
-      int islands = 1;
-      MPI_Comm_size(MPI_COMM_WORLD, &islands);
-      settings.budget.max_tokens /= islands;  // the run's budget, split evenly
-      settings.budget.max_cost /= islands;
-      llm_ = std::make_unique<propose::llm_proposer>(settings, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(me), 29));
-      llm_->set_cancel([this] { return stop_.poll(); });  // a stop request does not wait for a slow model
-    }
+    llm_ = std::move(s.llm);
+    if (llm_) llm_->set_cancel([this] { return stop_.poll(); });  // a stop request does not wait for a slow model
     if (s.config.migration.count > 0) {
       targets_ = s.migration_targets.at(static_cast<std::size_t>(me));
       for (int i = 0; i < static_cast<int>(s.migration_targets.size()); ++i)
@@ -348,14 +342,7 @@ class island_runner {
     }
     if (me.snapshot) {
       const auto& c = *me.snapshot;
-      std::vector<core::individual> population;
-      for (const auto& ind : json::parse(c.population)) {
-        const int v = variant_of(ind.value("variant", std::string()));
-        const auto g = genome_from_params(island_.space(v), ind.at("params").dump());
-        if (!g) throw error(p.path, "population member " + ind.at("params").dump() + " is not in its parameter space any more");
-        population.push_back({*g, ind.at("fitness").is_null() ? inf : ind.at("fitness").get<double>(), ind.at("id").get<std::int64_t>(), v});
-      }
-      island_.restore(c.generation, std::move(population), c.rng_state, seen);
+      island_.restore(c.generation, population_from_json(island_, c.population, variant_of, p.path), c.rng_state, seen);
       if (strategy_) {
         try {
           if (!c.strategy_state.empty()) strategy_->restore(c.strategy_state);
@@ -541,7 +528,6 @@ class island_runner {
   // Evaluates one point; returns its measurement and candidate id.
   std::pair<eval::measurement, std::int64_t> evaluate(const core::point& p, std::int64_t parent, const std::string& origin) {
     const int rank = migrants_.rank();
-    const auto& b = s_.family.backend(s_.config.backend);
     eval::measurement m;
     {
       scope_timer timed(spent_.evaluating_s);  // waiting for the node's lock included: the node is busy
@@ -583,8 +569,7 @@ class island_runner {
     if (ok && (!best_own_ || r.time_median_s < best_own_->time_median_s)) best_own_ = r;
     batch_.candidates.push_back(r);
     if (!sources_sent_) {
-      batch_.sources.emplace_back(m.source_hash.empty() ? util::hash_text(util::read_file(b.tmpl.source.string())) : m.source_hash,
-                                  util::read_file(b.tmpl.source.string()));
+      batch_.sources.emplace_back(variants_[0].hash, variants_[0].text);
       sources_sent_ = true;
     }
     progress_.candidate(rank, static_cast<long long>(id), m.status, m.reason, m.time_median_s, r.params);
@@ -605,7 +590,8 @@ class island_runner {
     req.parent_source = variants_[static_cast<std::size_t>(parent.variant)].text;
     req.parent_time_s = parent.fitness;
     req.generations_without_improvement = stagnant_generations_;
-    req.values = prompt_values();
+    if (prompt_base_.empty()) prompt_base_ = prompt_values();
+    req.values = prompt_base_;
     req.values["parent_measurements"] = describe_individual(parent);
     std::string elites;
     for (const auto& e : best) elites += "- " + describe_individual(e) + "\n";
@@ -619,14 +605,9 @@ class island_runner {
       const auto& space = island_.space(v);
       const auto& params = space.parameters();
       core::genome g(params.size(), 0);
-      for (std::size_t i = 0; i < params.size(); ++i) {
-        g[i] = propose::default_value_index(text, params[i]);
-        for (std::size_t j = 0; j < parent_space.parameters().size(); ++j)  // the parent's value, where it has one
-          if (parent_space.parameters()[j].name == params[i].name) {
-            const auto& value = parent_space.parameters()[j].values[static_cast<std::size_t>(parent.g[j])];
-            const auto it = std::find(params[i].values.begin(), params[i].values.end(), value);
-            if (it != params[i].values.end()) g[i] = static_cast<int>(it - params[i].values.begin());
-          }
+      for (std::size_t i = 0; i < params.size(); ++i) {  // the parent's value where it has one, else the source's default
+        const int inherited = island_.shared_value(v, i, parent);
+        g[i] = inherited >= 0 ? inherited : propose::default_value_index(text, params[i]);
       }
       if (!space.is_valid(g)) return {false, "not_evaluated", "the parameter values " + space.to_json(g) + " break the family's constraints"};
       if (island_.seen({v, g})) return {false, "already_evaluated", "this source with the parameters " + space.to_json(g) + " was evaluated before"};
@@ -712,7 +693,7 @@ class island_runner {
                   "Backend %s%s%s. CPU %s (%s), %d cores, last-level cache %zu KiB. Measured on %s: memory bandwidth %.1f GB/s, "
                   "float64 peak %.0f GFLOP/s, float32 peak %.0f GFLOP/s.",
                   s_.config.backend.c_str(), gpu.empty() ? "" : ", GPU ", gpu.c_str(), s_.probe.cpu_model.c_str(),
-                  cpu_isa_.c_str(), s_.probe.cores, s_.probe.llc_bytes / 1024, s_.config.backend == "cpu" ? "the CPU" : "the device",
+                  eval::cpu_isa_summary().c_str(), s_.probe.cores, s_.probe.llc_bytes / 1024, s_.config.backend == "cpu" ? "the CPU" : "the device",
                   c.bandwidth_gbs, c.peak_gflops, c.peak_gflops_f32);
     v["hardware"] = buf;
     const auto ext = f.backend(s_.config.backend).tmpl.source.extension().string();
@@ -831,9 +812,9 @@ class island_runner {
   std::int64_t llm_calls_ = 0;
   bool llm_exhausted_reported_ = false;
   int stagnant_generations_ = 0;
-  std::vector<core::point> declared_to_try_;
+  std::vector<core::point> declared_to_try_;  // values of parameters a model declared, not tried yet
   std::unique_ptr<core::strategy> strategy_;  // null: the island's GA proposes the template's genomes
-  std::string cpu_isa_ = eval::cpu_isa_summary();  // values of parameters a model declared, not tried yet
+  std::map<std::string, std::string> prompt_base_;  // what every variation prompt says of family and hardware
   double best_at_last_generation_ = inf;
   int migrants_through_ = 0;       // sender generation of the last migrants taken in
   std::set<int> finished_sources_, stopped_sources_;  // senders that said "done" / "stopped"
@@ -928,7 +909,7 @@ void write_winner(store::results_file& f, const std::string& group, const json& 
   for (const auto& [key, value] : w.at("numbers").items()) f.set_attribute(group, key, value.is_null() ? nan : value.get<double>());
 }
 
-std::unique_ptr<setup> prepare(const search_start& st) {
+std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
   auto s = std::make_unique<setup>();
   const run_overrides& o = st.overrides;
   if (st.plan) {  // the stored config, with the settings the run started with
@@ -947,10 +928,13 @@ std::unique_ptr<setup> prepare(const search_start& st) {
   }
   if (!s->settings.replay.empty() && s->config.llm.enabled())
     throw error(s->config.file.string(), "[llm]: a replayed run cannot judge new sources (remove [llm] to replay this config)");
-  // Templates, notes and keys of the LLM proposer are checked before anything is written.
+  // The LLM proposer: its templates, notes and keys are checked before anything is written.
   if (s->config.llm.enabled()) {
+    auto settings = s->config.llm;
+    settings.budget.max_tokens /= islands;  // the run's budget, split evenly
+    settings.budget.max_cost /= islands;
     try {
-      propose::llm_proposer(s->config.llm, 0);
+      s->llm = std::make_unique<propose::llm_proposer>(settings, core::derive_seed(s->config.seed, static_cast<std::uint64_t>(rank), 29));
     } catch (const error& e) {
       throw error(s->config.file.string(), std::string("[llm]: ") + e.what());
     }
@@ -1065,7 +1049,7 @@ int search(MPI_Comm comm, const search_start& st) {
     return any_failed == 0;
   };
   try {
-    s = prepare(st);
+    s = prepare(st, rank, size);
     if (s->replay) {
       s->probe = recorded_probe(*s->replay, rank);
     } else {

@@ -66,21 +66,17 @@ std::vector<std::pair<int, std::string>> message_channel::finish() {
   std::vector<int> incoming(static_cast<std::size_t>(size_), 0);
   MPI_Request r;
   MPI_Ialltoall(sent_to_.data(), 1, MPI_INT, incoming.data(), 1, MPI_INT, comm_, &r);
-  std::vector<std::pair<int, std::string>> out;
-  int done = 0;
-  while (!done) {  // keep receiving while the counts travel, so large sends can progress
-    for (auto& m : poll()) out.push_back(std::move(m));
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
   auto missing = [&] {
     for (int src = 0; src < size_; ++src)
       if (received_from_[static_cast<std::size_t>(src)] < incoming[static_cast<std::size_t>(src)]) return true;
     return false;
   };
-  while (missing()) {
+  std::vector<std::pair<int, std::string>> out;
+  for (int counted = 0;;) {  // keep receiving while the counts travel, so large sends can progress
     for (auto& m : poll()) out.push_back(std::move(m));
-    if (missing()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!counted) MPI_Test(&r, &counted, MPI_STATUS_IGNORE);
+    if (counted && !missing()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   for (auto& [req, payload] : pending_) MPI_Wait(&req, MPI_STATUS_IGNORE);
   pending_.clear();

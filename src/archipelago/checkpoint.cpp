@@ -71,13 +71,6 @@ island_snapshot snapshot_from_json(const std::string& text) {
   return s;
 }
 
-std::string population_json(const core::search_space& space, const std::vector<core::individual>& population) {
-  json out = json::array();
-  for (const auto& ind : population)
-    out.push_back({{"id", ind.id}, {"fitness", num(ind.fitness)}, {"params", json::parse(space.to_json(ind.g))}});
-  return out.dump();
-}
-
 std::string population_json(const core::island& island, const std::vector<std::string>& variant_hashes) {
   json out = json::array();
   for (const auto& ind : island.population()) {
@@ -109,13 +102,15 @@ std::optional<core::genome> genome_from_params(const core::search_space& space, 
   return g;
 }
 
-std::vector<core::individual> population_from_json(const core::search_space& space, const std::string& text,
+std::vector<core::individual> population_from_json(const core::island& island, const std::string& text,
+                                                   const std::function<int(const std::string&)>& variant_of,
                                                    const std::string& origin) {
   std::vector<core::individual> out;
   for (const auto& ind : json::parse(text)) {
-    const auto g = genome_from_params(space, ind.at("params").dump());
+    const int v = variant_of(ind.value("variant", std::string()));
+    const auto g = genome_from_params(island.space(v), ind.at("params").dump());
     if (!g) throw error(origin, "population member " + ind.at("params").dump() + " is not in the family's parameter space any more");
-    out.push_back({*g, num_or(ind.at("fitness"), inf), ind.at("id").get<std::int64_t>()});
+    out.push_back({*g, num_or(ind.at("fitness"), inf), ind.at("id").get<std::int64_t>(), v});
   }
   return out;
 }

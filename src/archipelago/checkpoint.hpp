@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -38,12 +39,13 @@ struct island_snapshot {
 std::string to_json_text(const island_snapshot& s);
 island_snapshot snapshot_from_json(const std::string& text);
 
-// The population of a snapshot as JSON, and back (genomes through the parameter values, so a
-// value list reordered in family.toml still restores correctly).
-std::string population_json(const core::search_space& space, const std::vector<core::individual>& population);
-// An island's population, its source variants named by hash (`variant_hashes[i]` of variant i).
+// An island's population as JSON, and back: genomes through the parameter values of each
+// member's own space (so a value list reordered in family.toml still restores correctly), source
+// variants named by hash (`variant_hashes[v]` of variant v; none for the template). Reading,
+// `variant_of(hash)` gives the island's number of a variant ("" = the template).
 std::string population_json(const core::island& island, const std::vector<std::string>& variant_hashes);
-std::vector<core::individual> population_from_json(const core::search_space& space, const std::string& text,
+std::vector<core::individual> population_from_json(const core::island& island, const std::string& text,
+                                                   const std::function<int(const std::string&)>& variant_of,
                                                    const std::string& origin);
 // The genome of a parameter object as written in /candidates (`params`); nullopt when a name or
 // value is not in the space.

@@ -79,6 +79,9 @@ class island {
                const std::vector<genome>& seen);
 
   const std::vector<individual>& population() const { return population_; }
+  // The value index of `variant`'s parameter i that `from` holds, or -1 when its space has no
+  // parameter of that name or not that value.
+  int shared_value(int variant, std::size_t i, const individual& from) const;
   std::vector<individual> best(int k) const;  // the k fittest of the population, best first
   int generation() const { return generation_; }
   std::size_t evaluated() const { return seen_.size(); }
@@ -88,9 +91,6 @@ class island {
  private:
   const individual& tournament_pick();
   point breed();
-  // The value index of `variant`'s parameter i that `from` holds, or -1 when its space has no
-  // parameter of that name or not that value.
-  int shared_value(int variant, std::size_t i, const individual& from) const;
   void check_length(const point& p, const char* who) const;
 
   std::vector<const search_space*> spaces_;

@@ -141,7 +141,10 @@ TEST(CheckpointState, SnapshotAndPopulationRoundTrip) {
   EXPECT_FALSE(archipelago::genome_from_params(space, "not json").has_value());
 
   const std::vector<core::individual> population = {{{2, 1, 0}, 1.5e-3, 7}, {{0, 0, 1}, std::numeric_limits<double>::infinity(), 9}};
-  const auto back = archipelago::population_from_json(space, archipelago::population_json(space, population), "f.h5");
+  core::island isl(space, {}, 1);
+  isl.restore(0, population, core::rng(5).state(), std::vector<core::genome>{});
+  const auto template_only = [](const std::string&) { return 0; };
+  const auto back = archipelago::population_from_json(isl, archipelago::population_json(isl, {}), template_only, "f.h5");
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0].g, population[0].g);
   EXPECT_EQ(back[0].fitness, 1.5e-3);
@@ -159,7 +162,7 @@ TEST(CheckpointState, SnapshotAndPopulationRoundTrip) {
   s.migrants_through = 10;
   s.sources_sent = true;
   s.rng_state = core::rng(5).state();
-  s.population = archipelago::population_json(space, population);
+  s.population = archipelago::population_json(isl, {});
   const auto t = archipelago::snapshot_from_json(archipelago::to_json_text(s));
   EXPECT_EQ(t.island, 3);
   EXPECT_EQ(t.generation, 12);
