@@ -210,6 +210,7 @@ class island_runner {
           abandoned = true;
           break;
         }
+        if (stop_.requested()) break;  // a stopping island starts no conversation: it would only be cancelled
         vary_with_llm();
       }
       if (todo.empty() && evaluated_ == evaluated_before_llm) break;  // the space is exhausted and the model adds nothing
