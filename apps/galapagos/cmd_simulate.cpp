@@ -58,7 +58,7 @@ std::string seconds(double s) {
 int simulate_command(const std::vector<std::string>& args) {
   po::options_description opts("galapagos simulate SPACE (a galapagos results file or a Kernel Tuner cache)");
   opts.add_options()("help,h", "this help")(
-      "strategy", po::value<std::string>(), "KIND[,KIND...]: hybrid, ga, random, exhaustive, annealing (cycled over the islands)")(
+      "strategy", po::value<std::string>(), "KIND[,KIND...]: forest, hybrid, ga, random, exhaustive, annealing (cycled over the islands)")(
       "islands", po::value<int>()->default_value(1), "in-process islands")(
       "budget", po::value<int>(), "evaluations per island (default: the config's, else 100)")(
       "budget-s", po::value<double>(), "recorded compile + evaluation seconds per island")(

@@ -180,6 +180,12 @@ class island_runner {
           --genetic;
         }
       if (strategy_) {
+        // The strategy proposes the template's genomes; the island's GA breeds the rewrites'
+        // points, in proportion to the rewrites' share of the population.
+        for (auto& p : rewrite_offspring(genetic)) {
+          todo.push_back({std::move(p), -2});
+          --genetic;
+        }
         for (auto& g : strategy_->propose(genetic)) {
           const core::point p{0, std::move(g)};
           if (island_.seen(p)) continue;  // the island knows it (a migrant, a point a rewrite shares)
@@ -499,6 +505,23 @@ class island_runner {
     auto c = eval::candidate_from(tmpl, island_.space(p.variant).values(p.g));
     if (p.variant != 0) c.text = variants_[static_cast<std::size_t>(p.variant)].text;  // built beside the template
     return c;
+  }
+
+  // Up to `room` GA offspring of rewrites (variant > 0) for an island whose strategy proposes
+  // the template's genomes: as many as the rewrites' share of the population, at least one
+  // while a rewrite is in it.
+  std::vector<core::point> rewrite_offspring(int room) {
+    std::vector<core::point> out;
+    const auto& population = island_.population();
+    const auto rewrites = std::count_if(population.begin(), population.end(), [](const auto& ind) { return ind.variant > 0; });
+    if (room <= 0 || rewrites == 0) return out;
+    const int want = std::clamp(static_cast<int>(std::lround(room * static_cast<double>(rewrites) / static_cast<double>(population.size()))), 1, room);
+    for (auto& p : island_.propose_points(4 * want))
+      if (p.variant > 0 && static_cast<int>(out.size()) < want) {
+        island_.mark_seen(p);
+        out.push_back(std::move(p));
+      }
+    return out;
   }
 
   // Marks a point seen by the island (and, for the template, by its strategy).

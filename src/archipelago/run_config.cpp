@@ -167,7 +167,7 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
     c.ga.max_tries = positive(*se, "max_tries", c.ga.max_tries);
   }
   c.strategy.ga = c.ga;
-  c.strategy.kind = "ga";
+  c.strategy.kind = "forest";
   if (auto st = s.sub("strategy")) c.strategy_kinds = simulate::read_strategy_table(*st, c.strategy);
   if (auto m = s.sub("migration")) {
     m->allow_only({"topology", "degree", "interval", "count", "arrival"});

@@ -40,7 +40,7 @@ struct run_config {
   // [strategy]: how islands propose genomes (docs/strategies.md); island i runs
   // strategy_kinds[i % size], with strategy.ga = ga.
   core::strategy_settings strategy;
-  std::vector<std::string> strategy_kinds = {"ga"};
+  std::vector<std::string> strategy_kinds = {"forest"};
   migration_settings migration;
   eval::eval_settings eval;
   std::filesystem::path node_lock = "/tmp/galapagos-node.lock";

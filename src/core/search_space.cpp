@@ -75,6 +75,13 @@ search_space::search_space(std::vector<parameter> params, predicate valid)
   }
 }
 
+search_space::search_space(std::vector<parameter> params, predicate valid, std::vector<genome> points)
+    : search_space(std::move(params), std::move(valid)) {
+  if (!std::is_sorted(points.begin(), points.end()) || std::adjacent_find(points.begin(), points.end()) != points.end())
+    throw std::invalid_argument("search_space: listed points must be sorted and distinct");
+  points_ = std::move(points);
+}
+
 bool search_space::is_valid(const genome& g) const {
   if (g.size() != params_.size()) return false;
   for (std::size_t i = 0; i < g.size(); ++i) {
@@ -90,6 +97,10 @@ double search_space::cardinality() const {
 }
 
 std::optional<genome> search_space::sample(rng& r, int max_tries) const {
+  if (points_) {
+    if (points_->empty()) return std::nullopt;
+    return (*points_)[static_cast<std::size_t>(r.below(static_cast<int>(points_->size())))];
+  }
   genome g(params_.size());
   for (int t = 0; t < max_tries; ++t) {
     for (std::size_t i = 0; i < params_.size(); ++i)
@@ -107,6 +118,11 @@ std::uint64_t search_space::count_valid(std::uint64_t limit) const {
 }
 
 void search_space::enumerate(const std::function<bool(const genome&)>& f) const {
+  if (points_) {
+    for (const auto& g : *points_)
+      if (!f(g)) return;
+    return;
+  }
   genome g(params_.size(), 0);
   while (true) {
     if (is_valid(g) && !f(g)) return;

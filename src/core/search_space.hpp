@@ -26,6 +26,9 @@ class search_space {
   using predicate = std::function<bool(const genome&)>;
   // Throws std::invalid_argument for an empty parameter list entry (no values) or duplicate names.
   search_space(std::vector<parameter> params, predicate valid);
+  // A space whose valid points are all known (a recording): `points` must be sorted, distinct
+  // and in range; enumerate walks them, sample draws from them, is_valid still asks `valid`.
+  search_space(std::vector<parameter> params, predicate valid, std::vector<genome> points);
 
   const std::vector<parameter>& parameters() const { return params_; }
   bool is_valid(const genome& g) const;          // in range and satisfies the predicate
@@ -42,6 +45,7 @@ class search_space {
  private:
   std::vector<parameter> params_;
   predicate valid_;
+  std::optional<std::vector<genome>> points_;
 };
 
 }  // namespace galapagos::core

@@ -7,7 +7,9 @@
 //   random     uniform samples of the valid points, never one twice
 //   exhaustive every valid point once, in lexicographic order (or the points of one shard)
 //   annealing  simulated annealing over single-parameter moves, restarting when stuck
-//   hybrid     (default) a few random samples, then greedy local search around the elites
+//   forest     (default) a few random samples, then a random-forest model of the measured log
+//              times chooses each batch by Thompson sampling over the unseen valid points
+//   hybrid     a few random samples, then greedy local search around the elites
 //              (steps to the next value of one parameter first, then any value of one, then of
 //              two), with GA offspring of the population beside it
 //
@@ -29,12 +31,16 @@
 namespace galapagos::core {
 
 struct strategy_settings {
-  std::string kind = "hybrid";  // ga | random | exhaustive | annealing | hybrid
+  std::string kind = "forest";  // forest | hybrid | ga | random | exhaustive | annealing
   ga_settings ga;               // population, offspring (the batch), elite, ... (ga and hybrid)
-  // hybrid
-  int initial = 8;              // random samples before the local search starts
+  // forest and hybrid
+  int initial = 8;              // random samples before the model or the local search starts
   double local_share = 0.75;    // share of a batch that is local moves (the rest: GA offspring)
   int local_elites = 3;         // elites whose neighbourhoods are searched, best first
+  // forest
+  double random_share = 0.125;  // share of a batch that is random samples
+  int pool = 20000;             // candidates scored per batch: every valid point when there
+                                // are no more, else this many random ones (and neighbourhoods)
   // annealing
   double temperature = 0.10;    // initial temperature, in relative time (0.1: a 10% worse
                                 // move is accepted with probability 1/e)

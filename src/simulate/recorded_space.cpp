@@ -39,6 +39,14 @@ void sort_values(std::vector<std::string>& values) {
 
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0.0; }
 
+// The recorded points in order: the space's listed valid points.
+std::vector<core::genome> genomes(const std::map<core::genome, recorded_point>& points) {
+  std::vector<core::genome> out;
+  out.reserve(points.size());
+  for (const auto& [g, pt] : points) out.push_back(g);
+  return out;
+}
+
 }  // namespace
 
 recorded_space::recorded_space(std::string origin, std::string format, std::vector<core::parameter> params,
@@ -46,7 +54,7 @@ recorded_space::recorded_space(std::string origin, std::string format, std::vect
     : origin_(std::move(origin)),
       format_(std::move(format)),
       points_(std::make_shared<const std::map<core::genome, recorded_point>>(std::move(points))),
-      space_(std::move(params), [p = points_](const core::genome& g) { return p->contains(g); }) {
+      space_(std::move(params), [p = points_](const core::genome& g) { return p->contains(g); }, genomes(*points_)) {
   for (const auto& [g, pt] : *points_)
     if (pt.time_s < optimum_s_) {
       optimum_s_ = pt.time_s;

@@ -30,7 +30,8 @@ void check(const toml_section& s, const core::strategy_settings& settings) {
 }  // namespace
 
 std::vector<std::string> read_strategy_table(const toml_section& t, core::strategy_settings& base) {
-  t.allow_only({"kind", "kinds", "initial", "local_share", "local_elites", "temperature", "cooling", "restart_after"});
+  t.allow_only({"kind", "kinds", "initial", "local_share", "local_elites", "temperature", "cooling", "restart_after",
+                 "random_share", "pool"});
   base.kind = t.str("kind", base.kind);
   base.initial = whole(t, "initial", base.initial);
   base.local_share = t.num("local_share", base.local_share);
@@ -38,6 +39,8 @@ std::vector<std::string> read_strategy_table(const toml_section& t, core::strate
   base.temperature = t.num("temperature", base.temperature);
   base.cooling = t.num("cooling", base.cooling);
   base.restart_after = whole(t, "restart_after", base.restart_after);
+  base.random_share = t.num("random_share", base.random_share);
+  base.pool = whole(t, "pool", base.pool);
   check(t, base);
   std::vector<std::string> kinds = t.strings("kinds");
   for (const auto& k : kinds) {

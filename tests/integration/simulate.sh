@@ -18,7 +18,7 @@ for space in stencil3d7 gemm; do
   [[ $(json_get "$work/ex.json" "d['runs'][0]['evaluations'] == d['points'] and d['runs'][0]['fraction'] == 1.0") == True ]] ||
     fail "$space exhaustive did not cover the space: $(head -c 300 "$work/ex.json")"
   # Every strategy, two islands of different kinds: budgets respected, fractions in (0, 1].
-  for kind in hybrid ga random annealing hybrid,annealing; do
+  for kind in hybrid forest ga random annealing hybrid,annealing forest,ga; do
     "$galapagos" simulate "$h5" --strategy $kind --islands 2 --budget 30 --seeds 3 --at 10,60 --json >"$work/s.json" ||
       fail "$space $kind: exit $?"
     [[ $(json_get "$work/s.json" "all(r['evaluations'] <= 60 and 0 < r['fraction'] <= 1 and r['at']['10'] <= r['at']['60'] for r in d['runs'])") == True ]] ||

@@ -108,6 +108,32 @@ TEST(CoreSpace, EnumerateVisitsExactlyTheValidSetInOrder) {
   EXPECT_EQ(calls, 5);
 }
 
+TEST(CoreSpace, ListedPointsAreEnumeratedSampledAndCounted) {
+  const auto valid = brute_force_valid();
+  const std::vector<gc::genome> listed(valid.begin(), valid.end());
+  const auto plain = constrained_space();
+  const gc::search_space space(plain.parameters(), [](const gc::genome& g) { return powers[g[0]] * powers[g[1]] <= 64; }, listed);
+  std::vector<gc::genome> visited;
+  space.enumerate([&](const gc::genome& g) {
+    visited.push_back(g);
+    return true;
+  });
+  EXPECT_EQ(visited, listed);
+  EXPECT_EQ(space.count_valid(1'000'000), listed.size());
+  EXPECT_EQ(space.count_valid(10), 10u);
+  gc::rng r(3);
+  std::set<gc::genome> drawn;
+  for (int i = 0; i < 2000; ++i) {
+    const auto g = space.sample(r, 1);  // one try is enough: draws come from the list
+    ASSERT_TRUE(g.has_value());
+    EXPECT_TRUE(valid.contains(*g));
+    drawn.insert(*g);
+  }
+  EXPECT_EQ(drawn, valid);  // 2000 draws of 84 points reach every one
+  EXPECT_THROW(gc::search_space(plain.parameters(), nullptr, {{1, 0, 0}, {0, 0, 0}}), std::invalid_argument);
+  EXPECT_FALSE(gc::search_space(plain.parameters(), nullptr, std::vector<gc::genome>{}).sample(r, 10).has_value());
+}
+
 TEST(CoreSpace, EnumerateWithoutPredicateVisitsEveryPoint) {
   const gc::search_space space({{"A", {"1", "2"}}, {"B", {"1", "2", "3"}}}, nullptr);
   std::vector<gc::genome> visited;

@@ -1,7 +1,8 @@
 // Search strategies (core/strategy.hpp) and their replay against recorded spaces
 // (simulate/): every kind proposes only unseen valid genomes, exhaustive enumeration covers the
-// space exactly once (also split over islands), state() round-trips, the local searches beat
-// random search on a structured space, and Kernel Tuner caches read or fail naming the field.
+// space exactly once (also split over islands), state() round-trips, the local searches and the
+// forest beat random search on a structured space, the forest's surrogate learns an interaction,
+// and Kernel Tuner caches read or fail naming the field.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <set>
 
+#include "core/forest.hpp"
 #include "core/strategy.hpp"
 #include "simulate/recorded_space.hpp"
 #include "simulate/simulation.hpp"
@@ -252,6 +254,52 @@ TEST(Simulation, LocalSearchesBeatRandomSearchOnAStructuredSpace) {
   EXPECT_GT(mean_fraction("hybrid"), random + 0.05);
   EXPECT_GT(mean_fraction("annealing"), random);
   EXPECT_GT(mean_fraction("hybrid"), 0.95);
+  EXPECT_GT(mean_fraction("forest"), random + 0.05);
+  EXPECT_GT(mean_fraction("forest"), 0.95);
+}
+
+// The surrogate of the forest strategy: fitted to a function of two interacting parameters plus
+// noise-free distractors, it ranks unseen points as the function does and is unsure away from
+// the data.
+TEST(Forest, LearnsAnInteractionAndRanksUnseenPoints) {
+  auto f = [](const core::genome& g) { return 1.0 + g[0] + (g[1] == 3 && g[2] >= 2 ? -3.0 : 0.5 * g[2]); };
+  std::vector<core::genome> x;
+  std::vector<double> y;
+  core::rng r(7);
+  std::set<core::genome> train;
+  while (train.size() < 120) train.insert({r.below(4), r.below(4), r.below(4), r.below(3)});
+  for (const auto& g : train) {
+    x.push_back(g);
+    y.push_back(f(g));
+  }
+  core::forest model;
+  model.fit(x, y, r);
+  ASSERT_EQ(model.trees(), 24);
+  // Every point of the 4 x 4 x 4 x 3 grid: the predicted best is a true optimum (f = -2), and
+  // predictions order the grid nearly as f does (Spearman-like: few discordant pairs).
+  std::vector<core::genome> grid;
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      for (int c = 0; c < 4; ++c)
+        for (int d = 0; d < 3; ++d) grid.push_back({a, b, c, d});
+  const auto predicted_best = *std::min_element(grid.begin(), grid.end(), [&](const auto& u, const auto& v) {
+    return model.predict(u).mean < model.predict(v).mean;
+  });
+  EXPECT_DOUBLE_EQ(f(predicted_best), -2.0);
+  int discordant = 0, pairs = 0;
+  for (std::size_t i = 0; i < grid.size(); ++i)
+    for (std::size_t j = i + 1; j < grid.size(); ++j) {
+      const double df = f(grid[i]) - f(grid[j]);
+      if (std::abs(df) < 1.0) continue;
+      ++pairs;
+      discordant += df * (model.predict(grid[i]).mean - model.predict(grid[j]).mean) < 0;
+    }
+  EXPECT_LT(discordant, pairs / 20) << discordant << " of " << pairs;
+  // The trees agree on a training point far more than on a point in a corner no sample reached.
+  core::forest sparse;
+  sparse.fit({{0, 0, 0, 0}, {0, 1, 0, 0}, {1, 0, 0, 0}, {3, 3, 3, 2}, {3, 2, 3, 2}}, {1, 1.5, 2, 9, 7}, r);
+  EXPECT_GT(sparse.predict({3, 0, 0, 0}).spread, sparse.predict({0, 0, 0, 0}).spread);
+  EXPECT_THROW(sparse.fit({}, {}, r), std::invalid_argument);
 }
 
 TEST(KernelTunerCache, ReadsEntriesFailuresAndCosts) {
