@@ -275,6 +275,10 @@ with h5py.File(out, "r") as f:
     check(blocks == {4096, 65536}, f"the GA tried the declared parameter's values: {blocks}")
     check(any(dec(c["origin"]) == "offspring" and dec(c["source_hash"]) == variant for c in cands),
           "the GA bred from the rewrite")
+    # The accepted point and the other BLOCK value are two; more are the island's GA breeding the
+    # rewrite beside the default strategy's template proposals.
+    bred = [c for c in cands if dec(c["source_hash"]) == variant]
+    check(len(bred) >= 3, f"the GA bred the rewrite beyond its declared values: {len(bred)} candidates")
     template = [float(c["time_median_s"]) for c in cands if dec(c["status"]) == "ok" and dec(c["origin"]) != "llm"
                 and dec(c["source_hash"]) != variant]
     w = f["winner"].attrs
