@@ -4,17 +4,22 @@ best found time) after 25 ... 800 evaluations, median and quartiles over 50 seed
 (f - f_random) / (f_opt - f_random) against random search (f_opt = 1; f_random = random search's
 mean fraction at the same budget on the same space).
 
-    bench/strategies.py GALAPAGOS [--spaces DIR] [--seeds 50] [--strategies hybrid,ga,annealing,random,exhaustive]
+    bench/strategies.py GALAPAGOS [--spaces DIR] [--seeds 50] [--strategies forest,hybrid,ga,annealing,random,exhaustive]
 
-Spaces: the exhaustive galapagos recordings tests/data/spaces/{stencil3d7,gemm}-cpu.h5 and the
-synthetic Kernel Tuner caches that tools/synthetic_kt_cache.py writes (into --spaces, made when
-missing). Prints Markdown tables (docs/BENCHMARKS.md, "Search strategies").
+Spaces: the exhaustive galapagos recordings tests/data/spaces/{stencil3d7,gemm}-cpu.h5; three
+Kernel Tuner caches of published spaces measured on an NVIDIA H200 by bench/kt_spaces
+(docs/results/kt-spaces/*.json.xz, unpacked into --spaces); the same three spaces with the
+synthetic times of tools/synthetic_kt_cache.py (written into --spaces when missing). Prints
+Markdown tables (docs/BENCHMARKS.md, "Search strategies"): per space, then the mean over the
+CPU and H200 spaces, over the CPU and synthetic spaces, and over all eight.
 """
 import argparse
 import json
+import lzma
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 BUDGETS = [25, 50, 100, 200, 400, 800]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,22 +38,33 @@ def main():
     ap.add_argument("galapagos")
     ap.add_argument("--spaces", default=os.path.join(SRC, "build", "kt-spaces"))
     ap.add_argument("--seeds", type=int, default=50)
-    ap.add_argument("--strategies", default="hybrid,ga,annealing,random,exhaustive")
+    ap.add_argument("--strategies", default="forest,hybrid,ga,annealing,random,exhaustive")
     ap.add_argument("--islands", type=int, default=1, help="islands of one kind (budgets are totals over them)")
     a = ap.parse_args()
-    kt = [os.path.join(a.spaces, f"kt-{n}-synthetic.json") for n in ("gemm", "convolution", "pnpoly")]
-    if not all(os.path.exists(p) for p in kt):
+    names = ("gemm", "convolution", "pnpoly")
+    os.makedirs(a.spaces, exist_ok=True)
+    measured = []
+    for n in names:
+        path = os.path.join(a.spaces, f"kt-{n}-h200.json")
+        if not os.path.exists(path):
+            with lzma.open(os.path.join(SRC, "docs", "results", "kt-spaces", f"kt-{n}-h200.json.xz")) as f, open(path, "wb") as out:
+                out.write(f.read())
+        measured.append(path)
+    synthetic = [os.path.join(a.spaces, f"kt-{n}-synthetic.json") for n in names]
+    if not all(os.path.exists(p) for p in synthetic):
         subprocess.run([sys.executable, os.path.join(SRC, "tools", "synthetic_kt_cache.py"), a.spaces], check=True,
                        stdout=subprocess.DEVNULL)
-    spaces = [os.path.join(SRC, "tests", "data", "spaces", f"{n}-cpu.h5") for n in ("stencil3d7", "gemm")] + kt
+    cpu = [os.path.join(SRC, "tests", "data", "spaces", f"{n}-cpu.h5") for n in ("stencil3d7", "gemm")]
+    spaces = cpu + measured + synthetic
     kinds = a.strategies.split(",")
     if "random" not in kinds:
         kinds.append("random")
-    res = {}  # (space, kind) -> summary
-    for sp in spaces:
-        for k in kinds:
-            res[(sp, k)] = run(a.galapagos, sp, k, 1 if k == "exhaustive" else a.seeds, a.islands)
-    name = lambda sp: os.path.basename(sp).replace("-synthetic.json", " (synthetic)").replace(".h5", "").replace("kt-", "KT ")
+    jobs = [(sp, k) for sp in spaces for k in kinds]
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:  # one simulate process per job
+        done = pool.map(lambda j: run(a.galapagos, j[0], j[1], 1 if j[1] == "exhaustive" else a.seeds, a.islands), jobs)
+        res = dict(zip(jobs, done))  # (space, kind) -> summary
+    name = lambda sp: (os.path.basename(sp).replace("-synthetic.json", " (synthetic times)").replace("-h200.json", " (H200)")
+                       .replace(".h5", "").replace("kt-", "KT "))
     print(f"Fraction of the optimum, median [q1, q3] over {a.seeds} seeds ({a.islands} island(s)); budgets in evaluations\n")
     for sp in spaces:
         d = res[(sp, kinds[0])]
@@ -60,19 +76,21 @@ def main():
             cells = [f"{at[str(b)]['median']:.3f} [{at[str(b)]['q1']:.3f}, {at[str(b)]['q3']:.3f}]" for b in BUDGETS]
             print(f"| {k} | " + " | ".join(cells) + " |")
         print()
-    print("Mean over the spaces of the mean fraction of the optimum, and score against random search\n")
-    print("| strategy | " + " | ".join(f"{b}" for b in BUDGETS) + " | score " + " | score ".join(str(b) for b in BUDGETS) + " |")
-    print("|---|" + "---|" * (2 * len(BUDGETS)))
-    for k in kinds:
-        means, scores = [], []
-        for b in BUDGETS:
-            f = [res[(sp, k)]["at"][str(b)]["mean"] for sp in spaces]
-            fr = [res[(sp, "random")]["at"][str(b)]["mean"] for sp in spaces]
-            means.append(sum(f) / len(f))
-            s = [(x - r) / (1 - r) if r < 1 else 0.0 for x, r in zip(f, fr)]
-            scores.append(sum(s) / len(s))
-        print(f"| {k} | " + " | ".join(f"{m:.3f}" for m in means) + " | " + " | ".join(f"{s:+.3f}" for s in scores) + " |")
-
+    sets = [("CPU + H200 (measured spaces)", cpu + measured), ("CPU + synthetic", cpu + synthetic), ("all eight", spaces)]
+    for title, group in sets:
+        print(f"Mean over {title} of the mean fraction of the optimum, and score against random search\n")
+        print("| strategy | " + " | ".join(f"{b}" for b in BUDGETS) + " | score " + " | score ".join(str(b) for b in BUDGETS) + " |")
+        print("|---|" + "---|" * (2 * len(BUDGETS)))
+        for k in kinds:
+            means, scores = [], []
+            for b in BUDGETS:
+                f = [res[(sp, k)]["at"][str(b)]["mean"] for sp in group]
+                fr = [res[(sp, "random")]["at"][str(b)]["mean"] for sp in group]
+                means.append(sum(f) / len(f))
+                s = [(x - r) / (1 - r) if r < 1 else 0.0 for x, r in zip(f, fr)]
+                scores.append(sum(s) / len(s))
+            print(f"| {k} | " + " | ".join(f"{m:.3f}" for m in means) + " | " + " | ".join(f"{s:+.3f}" for s in scores) + " |")
+        print()
 
 if __name__ == "__main__":
     main()

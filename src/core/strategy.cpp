@@ -444,7 +444,7 @@ class forest_strategy final : public strategy {
       }
     }
     while (static_cast<int>(out.size()) < count) {
-      auto g = fresh_random(taken);
+      auto g = diverse_random(taken);
       if (!g) break;
       taken.insert(*g);
       out.push_back(std::move(*g));
@@ -453,6 +453,32 @@ class forest_strategy final : public strategy {
   }
 
  private:
+  // Of `diversity_draws` random unseen valid points, the one farthest (in parameters that
+  // differ) from every point measured or taken: a space-filling start that reaches each
+  // parameter's extreme values sooner than uniform draws, where a narrow optimum often lies.
+  static constexpr int diversity_draws = 10;
+  std::optional<genome> diverse_random(const std::set<genome>& taken) {
+    std::optional<genome> out;
+    int farthest = -1;
+    for (int k = 0; k < diversity_draws; ++k) {
+      auto g = fresh_random(taken);
+      if (!g) break;
+      int nearest = std::numeric_limits<int>::max();
+      auto closer = [&](const genome& o) {
+        int differ = 0;
+        for (std::size_t i = 0; i < o.size(); ++i) differ += o[i] != (*g)[i];
+        nearest = std::min(nearest, differ);
+      };
+      for (const auto& o : taken) closer(o);
+      for (const auto& o : history_) closer(o.g);
+      if (nearest > farthest) {
+        farthest = nearest;
+        out = std::move(g);
+      }
+    }
+    return out;
+  }
+
   static constexpr int trees_per_slot = 3;
 
   std::vector<genome> modelled(int count) {

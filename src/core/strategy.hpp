@@ -38,7 +38,7 @@ struct strategy_settings {
   double local_share = 0.75;    // share of a batch that is local moves (the rest: GA offspring)
   int local_elites = 3;         // elites whose neighbourhoods are searched, best first
   // forest
-  double random_share = 0.125;  // share of a batch that is random samples
+  double random_share = 0.25;   // share of a batch that is random samples
   int pool = 20000;             // candidates scored per batch: every valid point when there
                                 // are no more, else this many random ones (and neighbourhoods)
   // annealing
