@@ -79,6 +79,12 @@ search_space::search_space(std::vector<parameter> params, predicate valid, std::
     : search_space(std::move(params), std::move(valid)) {
   if (!std::is_sorted(points.begin(), points.end()) || std::adjacent_find(points.begin(), points.end()) != points.end())
     throw std::invalid_argument("search_space: listed points must be sorted and distinct");
+  for (const auto& g : points) {
+    bool in_range = g.size() == params_.size();
+    for (std::size_t i = 0; in_range && i < g.size(); ++i)
+      in_range = g[i] >= 0 && static_cast<std::size_t>(g[i]) < params_[i].values.size();
+    if (!in_range) throw std::invalid_argument("search_space: a listed point is out of range");
+  }
   points_ = std::move(points);
 }
 

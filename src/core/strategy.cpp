@@ -419,7 +419,8 @@ class hybrid_strategy final : public ga_strategy {
 // fastest (Thompson sampling: where the trees disagree, some slots explore; where they agree,
 // all exploit). Candidates are every unseen valid point when there are at most `pool` of them,
 // else the elites' neighbourhoods and `pool` random valid points. A `random_share` of each batch
-// stays random, so that a wrong model cannot trap the search. The model is refitted from the
+// stays random (space-filling draws, see diverse_random), so that a wrong model cannot trap the
+// search. The model is refitted from the
 // history at every batch with the strategy's own engine, so state() needs nothing more.
 class forest_strategy final : public strategy {
  public:

@@ -130,7 +130,9 @@ TEST(CoreSpace, ListedPointsAreEnumeratedSampledAndCounted) {
     drawn.insert(*g);
   }
   EXPECT_EQ(drawn, valid);  // 2000 draws of 84 points reach every one
-  EXPECT_THROW(gc::search_space(plain.parameters(), nullptr, {{1, 0, 0}, {0, 0, 0}}), std::invalid_argument);
+  EXPECT_THROW(gc::search_space(plain.parameters(), nullptr, {{1, 0, 0}, {0, 0, 0}}), std::invalid_argument);  // unsorted
+  EXPECT_THROW(gc::search_space(plain.parameters(), nullptr, {{0, 0, 3}}), std::invalid_argument);  // C has 3 values
+  EXPECT_THROW(gc::search_space(plain.parameters(), nullptr, {{0, 0}}), std::invalid_argument);     // too short
   EXPECT_FALSE(gc::search_space(plain.parameters(), nullptr, std::vector<gc::genome>{}).sample(r, 10).has_value());
 }
 
