@@ -529,7 +529,10 @@ class forest_strategy final : public strategy {
     for (std::size_t e = 0; e < elites.size() && std::isfinite(elites[e].fitness); ++e)
       for (int tier = 1; tier <= (e == 0 ? 3 : 2); ++tier)
         for (auto& m : moves_.moves(elites[e].g, tier, rng_))
-          if (!seen_.contains(m) && space_.is_valid(m) && near.insert(m).second) out.push_back(std::move(m));
+          if (fresh(m, near)) {
+            near.insert(m);
+            out.push_back(std::move(m));
+          }
     const auto local = static_cast<std::ptrdiff_t>(out.size());
     if (!all_valid().empty()) {
       for (const auto& g : all_valid())
@@ -550,12 +553,13 @@ class forest_strategy final : public strategy {
   const std::vector<genome>& all_valid() {
     if (!counted_) {
       counted_ = true;
-      const auto limit = static_cast<std::uint64_t>(settings_.pool);
-      if (space_.count_valid(limit + 1) <= limit)
-        space_.enumerate([&](const genome& g) {
-          valid_.push_back(g);
-          return true;
-        });
+      // One pass: collect until one more than `pool`, and give up on the list if it got there.
+      const auto limit = static_cast<std::size_t>(settings_.pool);
+      space_.enumerate([&](const genome& g) {
+        valid_.push_back(g);
+        return valid_.size() <= limit;
+      });
+      if (valid_.size() > limit) valid_ = {};
     }
     return valid_;
   }
