@@ -9,11 +9,13 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "archipelago/progress.hpp"
 #include "options.hpp"
 #include "simulate/recorded_space.hpp"
 #include "simulate/simulation.hpp"
 #include "simulate/strategy_config.hpp"
 #include "util/error.hpp"
+#include "util/stats.hpp"
 
 namespace po = boost::program_options;
 using nlohmann::json;
@@ -34,24 +36,12 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   return out;
 }
 
-// Linear interpolation between order statistics (numpy's default).
 double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return NAN;
   std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  return util::quantile_of_sorted(v, q);
 }
 
-std::string seconds(double s) {
-  char buf[32];
-  if (!std::isfinite(s)) return "failed";
-  if (s >= 1) std::snprintf(buf, sizeof buf, "%.3f s", s);
-  else if (s >= 1e-3) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  return buf;
-}
+std::string seconds(double s) { return std::isfinite(s) ? archipelago::format_seconds(s) : "failed"; }
 
 }  // namespace
 

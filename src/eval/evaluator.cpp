@@ -25,6 +25,7 @@
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/stats.hpp"
 
 namespace galapagos::eval {
 
@@ -56,15 +57,9 @@ sample_stats summarize(std::vector<double> v) {
   sample_stats s;
   if (v.empty()) return s;
   std::sort(v.begin(), v.end());
-  auto q = [&](double p) {
-    const double x = p * static_cast<double>(v.size() - 1);
-    const auto i = static_cast<std::size_t>(x);
-    const double frac = x - static_cast<double>(i);
-    return i + 1 < v.size() ? v[i] * (1 - frac) + v[i + 1] * frac : v[i];
-  };
-  s.median = q(0.5);
+  s.median = util::quantile_of_sorted(v, 0.5);
   s.min = v.front();
-  s.iqr = q(0.75) - q(0.25);
+  s.iqr = util::quantile_of_sorted(v, 0.75) - util::quantile_of_sorted(v, 0.25);
   return s;
 }
 
