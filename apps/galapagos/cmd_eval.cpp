@@ -12,6 +12,9 @@
 #include "eval/probe.hpp"
 #include "families/family.hpp"
 #include "util/error.hpp"
+#include "util/json.hpp"
+
+using galapagos::util::json_number;
 
 namespace po = boost::program_options;
 
@@ -19,7 +22,6 @@ namespace galapagos::cli {
 
 namespace {
 
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 }  // namespace
 
@@ -83,15 +85,15 @@ int eval_command(const std::vector<std::string>& args) {
     if (bm.status == "ok") fastest = std::min(fastest, bm.time_median_s);
   const double speedup = m.status == "ok" && std::isfinite(fastest) ? fastest / m.time_median_s : std::nan("");
   if (vm.count("json")) {
-    nlohmann::json j{{"status", m.status}, {"reason", m.reason}, {"time_median_s", number(m.time_median_s)},
-                     {"time_min_s", number(m.time_min_s)}, {"time_spread_s", number(m.time_spread_s)},
-                     {"repetitions", m.repetitions}, {"rel_error", number(m.rel_error)}, {"speedup", number(speedup)},
-                     {"roofline_fraction", number(m.roofline_fraction())}, {"floor_s", number(m.floor_s)},
+    nlohmann::json j{{"status", m.status}, {"reason", m.reason}, {"time_median_s", json_number(m.time_median_s)},
+                     {"time_min_s", json_number(m.time_min_s)}, {"time_spread_s", json_number(m.time_spread_s)},
+                     {"repetitions", m.repetitions}, {"rel_error", json_number(m.rel_error)}, {"speedup", json_number(speedup)},
+                     {"roofline_fraction", json_number(m.roofline_fraction())}, {"floor_s", json_number(m.floor_s)},
                      {"verified_runs", m.verified_runs}, {"compile_time_s", m.compile_time_s},
                      {"eval_time_s", m.eval_time_s}, {"setup_time_s", m.setup_time_s}, {"source_hash", m.source_hash},
-                     {"device_time_s", m.device_time_s}, {"energy_j", number(m.energy_j)}, {"power_w", number(m.power_w)},
-                     {"sm_clock_mhz", number(m.sm_clock_mhz)}, {"throttled_runs", m.throttled_runs}};
-    for (const auto& [name, bm] : baselines) j["baselines"][name] = {{"status", bm.status}, {"time_median_s", number(bm.time_median_s)}};
+                     {"device_time_s", m.device_time_s}, {"energy_j", json_number(m.energy_j)}, {"power_w", json_number(m.power_w)},
+                     {"sm_clock_mhz", json_number(m.sm_clock_mhz)}, {"throttled_runs", m.throttled_runs}};
+    for (const auto& [name, bm] : baselines) j["baselines"][name] = {{"status", bm.status}, {"time_median_s", json_number(bm.time_median_s)}};
     std::cout << j.dump() << "\n";
   } else {
     std::printf("status: %s\n", m.status.c_str());

@@ -25,6 +25,9 @@
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/json.hpp"
+
+using galapagos::util::json_number;
 
 namespace po = boost::program_options;
 using nlohmann::json;
@@ -35,7 +38,6 @@ using archipelago::format_seconds;
 
 namespace {
 
-json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 std::string fixed(double v, const char* format) {
   char buf[64];
@@ -264,7 +266,7 @@ int export_command(const std::vector<std::string>& args) {
       const std::string& name = baseline_names[i];
       double base = baseline_medians[i];
       if (is_winner) base = f.number_attribute("/winner", "baseline_" + name + "_median_s").value_or(base);
-      speedups[name] = {{"baseline_median_s", number(base)}, {"speedup", number(base / t_median)}};
+      speedups[name] = {{"baseline_median_s", json_number(base)}, {"speedup", json_number(base / t_median)}};
     }
     const auto accept = describe_accept_sizes(fam);
     std::vector<std::string> held_desc;
@@ -274,12 +276,12 @@ int export_command(const std::vector<std::string>& args) {
           {"family", fam.name}, {"backend", run.backend}, {"results_file", std::filesystem::absolute(file).string()},
           {"galapagos_version", build_info::version}, {"run_galapagos_version", run.version}, {"is_winner", is_winner},
           {"search", {{"accept_sizes", accept}, {"seeds_per_size", run.config.eval.checks.seeds}, {"fitness", run.fitness},
-                      {"time_median_s", number(t_median)}, {"time_min_s", number(t_min)}, {"time_spread_s", number(t_spread)},
-                      {"repetitions", number(reps)}, {"rel_error", number(rel)}, {"tolerance", fam.tolerance},
+                      {"time_median_s", json_number(t_median)}, {"time_min_s", json_number(t_min)}, {"time_spread_s", json_number(t_spread)},
+                      {"repetitions", json_number(reps)}, {"rel_error", json_number(rel)}, {"tolerance", fam.tolerance},
                       {"method", method}, {"speedup_over", speedups}}},
           {"held_out", {{"problems", held_desc}, {"seeds_per_problem", settings.checks.seeds}, {"status", m.status},
-                        {"reason", m.reason}, {"rel_error", number(m.rel_error)}, {"verified_runs", m.verified_runs},
-                        {"time_median_s", number(passed ? m.time_median_s : NAN)}, {"time_spread_s", number(passed ? m.time_spread_s : NAN)},
+                        {"reason", m.reason}, {"rel_error", json_number(m.rel_error)}, {"verified_runs", m.verified_runs},
+                        {"time_median_s", json_number(passed ? m.time_median_s : NAN)}, {"time_spread_s", json_number(passed ? m.time_spread_s : NAN)},
                         {"fitness", evaluator.fitness_description()}}},
           {"build_command", m.build_command}, {"search_defines", defines},
           {"verdict", passed ? "verified" : "flagged"}};

@@ -8,14 +8,17 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "commands.hpp"
 #include "archipelago/progress.hpp"
+#include "commands.hpp"
 #include "options.hpp"
 #include "simulate/recorded_space.hpp"
 #include "simulate/simulation.hpp"
 #include "simulate/strategy_config.hpp"
 #include "util/error.hpp"
+#include "util/json.hpp"
 #include "util/stats.hpp"
+
+using galapagos::util::json_number;
 
 namespace po = boost::program_options;
 using nlohmann::json;
@@ -24,7 +27,6 @@ namespace galapagos::cli {
 
 namespace {
 
-json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
   std::vector<std::string> out;
@@ -129,7 +131,7 @@ int simulate_command(const std::vector<std::string>& args) {
       const auto r = simulate::simulate(space, settings);
       const double fraction = r.fraction_at(r.best_after.size(), opt);
       finals.push_back(fraction);
-      json run = {{"seed", settings.seed}, {"evaluations", r.evaluations.size()}, {"best_s", number(r.best_s())},
+      json run = {{"seed", settings.seed}, {"evaluations", r.evaluations.size()}, {"best_s", json_number(r.best_s())},
                   {"fraction", fraction}, {"found_at", r.found_at()}, {"spent_s", r.spent_s}};
       for (const auto& e : r.evaluations)
         if (e.time_s == r.best_s()) {

@@ -11,6 +11,7 @@
 #include "store/results_reader.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
+#include "util/json.hpp"
 
 namespace galapagos::archipelago {
 
@@ -20,7 +21,7 @@ namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 
-json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json num(double v) { return util::json_number(v); }  // a short name: records hold many numbers
 double num_or(const json& j, double null_value) { return j.is_null() ? null_value : j.get<double>(); }
 
 std::string utc_now() {

@@ -4,13 +4,15 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "util/json.hpp"
+
 namespace galapagos::store {
 
 using nlohmann::json;
 
 namespace {
 // JSON has no NaN: a null stands for it.
-json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json num(double v) { return util::json_number(v); }  // a short name: records hold many numbers
 double num(const json& j) { return j.is_null() ? std::numeric_limits<double>::quiet_NaN() : j.get<double>(); }
 }  // namespace
 
