@@ -53,8 +53,7 @@ int eval_command(const std::vector<std::string>& args) {
     }
     if (vm.count("size")) settings.fitness_size = vm["size"].as<std::string>();
     if (vm.count("problem")) settings.fitness_problem = vm["problem"].as<std::string>();
-    for (const auto& p : families::default_search_path()) path.push_back(p);
-    const auto fam = families::load_family(vm["family"].as<std::string>(), path);
+    const auto fam = families::load_family(vm["family"].as<std::string>(), families::default_search_path(path));
     const auto& b = fam.backend(backend);
     const std::filesystem::path source = vm["source"].as<std::string>();
     if (!std::filesystem::is_regular_file(source)) throw error(source.string(), "source file not found");

@@ -41,8 +41,7 @@ int space_command(const std::vector<std::string>& args) {
     const std::string backend = vm["backend"].as<std::string>();
     std::vector<std::filesystem::path> path;
     if (vm.count("config")) path = archipelago::load_run_config(vm["config"].as<std::string>()).kernel_paths;
-    for (const auto& p : families::default_search_path()) path.push_back(p);
-    const auto fam = families::load_family(vm["family"].as<std::string>(), path);
+    const auto fam = families::load_family(vm["family"].as<std::string>(), families::default_search_path(path));
     const auto& b = fam.backend(backend);
     const auto space = fam.space(backend);
     const double product = space.cardinality();

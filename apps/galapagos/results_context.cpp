@@ -52,9 +52,7 @@ run_context read_run(const store::results_reader& f, std::string family, std::st
   r.config = archipelago::parse_run_config(*text, config_file, r.path + " (its stored config)");
   if (family.empty()) family = f.string_attribute("/", "family").value_or(r.config.family);
   r.backend = backend.empty() ? f.string_attribute("/", "backend").value_or(r.config.backend) : backend;
-  auto path = r.config.kernel_paths;
-  for (const auto& p : families::default_search_path()) path.push_back(p);
-  r.family = families::load_family(family, path);
+  r.family = families::load_family(family, families::default_search_path(r.config.kernel_paths));
   r.fitness = f.string_attribute("/", "fitness_size").value_or("");
   const auto ids = f.integers("/candidates", "id");
   const auto islands = f.integers("/candidates", "island");

@@ -963,9 +963,7 @@ std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
       throw error(s->config.file.string(), std::string("[llm]: ") + e.what());
     }
   }
-  auto path = s->config.kernel_paths;
-  for (const auto& p : families::default_search_path()) path.push_back(p);
-  s->family = families::load_family(s->config.family, path);
+  s->family = families::load_family(s->config.family, families::default_search_path(s->config.kernel_paths));
   s->space = std::make_unique<core::search_space>(s->family.space(s->config.backend));
   core::rng r(s->config.seed);
   if (s->space->count_valid(1) == 0 && !s->space->sample(r, 100000))

@@ -266,8 +266,8 @@ family load_family(const std::string& name, const std::vector<std::filesystem::p
   throw error("family '" + name + "'", "unknown family (searched: " + tried + ")");
 }
 
-std::vector<std::filesystem::path> default_search_path() {
-  std::vector<std::filesystem::path> out;
+std::vector<std::filesystem::path> default_search_path(std::vector<std::filesystem::path> first) {
+  std::vector<std::filesystem::path> out = std::move(first);
   if (const char* env = std::getenv("GALAPAGOS_KERNELS")) {
     std::stringstream ss(env);
     std::string part;
