@@ -181,8 +181,9 @@ class island_runner {
         }
       if (strategy_) {
         // The strategy proposes the template's genomes; the island's GA breeds the rewrites'
-        // points, in proportion to the rewrites' share of the population.
-        for (auto& p : rewrite_offspring(genetic)) {
+        // points, in proportion to the rewrites' share of the population, and wherever the
+        // strategy falls short (the template's space is spent).
+        for (auto& p : rewrite_offspring(genetic, false)) {
           todo.push_back({std::move(p), -2});
           --genetic;
         }
@@ -191,7 +192,9 @@ class island_runner {
           if (island_.seen(p)) continue;  // the island knows it (a migrant, a point a rewrite shares)
           island_.mark_seen(p);
           todo.push_back({p, -2});
+          --genetic;
         }
+        for (auto& p : rewrite_offspring(genetic, true)) todo.push_back({std::move(p), -2});
       } else {
         for (auto& p : island_.propose_points(genetic)) todo.push_back({std::move(p), -2});
       }
@@ -507,15 +510,15 @@ class island_runner {
     return c;
   }
 
-  // Up to `room` GA offspring of rewrites (variant > 0) for an island whose strategy proposes
-  // the template's genomes: as many as the rewrites' share of the population, at least one
-  // while a rewrite is in it.
-  std::vector<core::point> rewrite_offspring(int room) {
+  // GA offspring of rewrites (variant > 0) for an island whose strategy proposes the template's
+  // genomes: `room` of them when `fill`, else as many as the rewrites' share of the population
+  // (at least one while a rewrite is in it). Fewer when the GA finds no more.
+  std::vector<core::point> rewrite_offspring(int room, bool fill) {
     std::vector<core::point> out;
     const auto& population = island_.population();
     const auto rewrites = std::count_if(population.begin(), population.end(), [](const auto& ind) { return ind.variant > 0; });
-    if (room <= 0 || rewrites == 0) return out;
-    const int want = std::clamp(static_cast<int>(std::lround(room * static_cast<double>(rewrites) / static_cast<double>(population.size()))), 1, room);
+    if (room <= 0 || (rewrites == 0 && !fill) || variants_.size() < 2) return out;
+    const int want = fill ? room : std::clamp(static_cast<int>(std::lround(room * static_cast<double>(rewrites) / static_cast<double>(population.size()))), 1, room);
     for (auto& p : island_.propose_points(4 * want))
       if (p.variant > 0 && static_cast<int>(out.size()) < want) {
         island_.mark_seen(p);
