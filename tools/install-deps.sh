@@ -15,7 +15,7 @@ packages=(
   libboost-program-options-dev
   libcurl4-openssl-dev
   libtomlplusplus-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libmuparser-dev
-  libseccomp-dev
+  libseccomp-dev nettle-dev
   libgtest-dev googletest
   libopenblas-dev libblis-openmp-dev
   python3 python3-h5py python3-numpy python3-pandas python3-matplotlib

@@ -7,13 +7,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "eval/compile_sandbox.hpp"
+#include "eval/source_guard.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
@@ -89,12 +93,16 @@ std::filesystem::path default_cache_dir() {
   return "/tmp/galapagos-cache";
 }
 
-builder::builder(std::string compiler, std::filesystem::path cache_dir, double timeout_s)
-    : compiler_(std::move(compiler)), cache_dir_(std::move(cache_dir)), timeout_s_(timeout_s) {
+builder::builder(std::string compiler, std::filesystem::path cache_dir, double timeout_s, std::uintmax_t cache_max_bytes)
+    : compiler_(std::move(compiler)),
+      cache_dir_(std::move(cache_dir)),
+      timeout_s_(timeout_s),
+      cache_max_bytes_(cache_max_bytes ? cache_max_bytes : default_cache_max_bytes()) {
   std::error_code ec;
-  std::filesystem::create_directories(cache_dir_, ec);
+  std::filesystem::create_directories(cache_dir_ / "tmp", ec);
   if (ec) throw error(cache_dir_.string(), "cannot create the build cache folder: " + ec.message());
   identity(compiler_);
+  prune_cache(cache_dir_, cache_max_bytes_);
 }
 
 const std::string& builder::identity(const std::string& compiler) const {
@@ -110,6 +118,37 @@ const std::string& builder::identity(const std::string& compiler) const {
   return identities_[compiler] = id;
 }
 
+std::uintmax_t default_cache_max_bytes() {
+  const char* mb = std::getenv("GALAPAGOS_CACHE_MAX_MB");
+  if (!mb) return std::uintmax_t{2048} << 20;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(mb, &end, 10);
+  if (!*mb || *end || errno || mb[0] == '-' || v == 0)
+    throw error("GALAPAGOS_CACHE_MAX_MB", std::string("expected a positive whole number of MiB, got '") + mb + "'");
+  return static_cast<std::uintmax_t>(v) << 20;
+}
+
+const std::string& processor_identity(const std::string& compiler) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  std::lock_guard<std::mutex> hold(mutex);
+  if (auto it = known.find(compiler); it != known.end()) return it->second;
+  std::string id;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  bool model = false, flags = false;
+  for (std::string line; std::getline(cpuinfo, line) && !(model && flags);) {
+    const bool is_model = line.rfind("model name", 0) == 0 || line.rfind("CPU part", 0) == 0;
+    const bool is_flags = line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0;
+    if ((is_model && !model) || (is_flags && !flags)) id += line + "\n";
+    model |= is_model;
+    flags |= is_flags;
+  }
+  std::string resolved;
+  if (run_program({compiler, "-march=native", "-Q", "--help=target"}, resolved, 60) == 0) id += resolved;
+  return known[compiler] = id;
+}
+
 namespace {
 
 // A name beside `p` that no other process or thread writes at the same time.
@@ -121,7 +160,7 @@ std::string temporary_name(const std::filesystem::path& p) {
 // Adds to the build key every header the text reaches through #include "..." (resolved beside
 // the including file first, then in the include folders), recursively: editing a header that
 // sources share through a relative path (kernels/<family>/cuda_hip/...) then rebuilds them.
-void add_quoted_includes(util::content_hash& key, const std::string& text, const std::filesystem::path& dir,
+void add_quoted_includes(util::sha256& key, const std::string& text, const std::filesystem::path& dir,
                          const std::vector<std::string>& include_dirs, std::set<std::filesystem::path>& seen) {
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
@@ -157,71 +196,226 @@ void write_text(const std::filesystem::path& p, const std::string& text) {
   std::filesystem::rename(tmp, p);
 }
 
+std::filesystem::path source_dir_of(const build_request& r) {
+  return r.source.empty() ? std::filesystem::current_path() : std::filesystem::absolute(r.source).parent_path();
+}
+
+std::vector<std::string> include_dirs_of(const build_request& r) {
+  std::vector<std::string> dirs = r.include_dirs;
+  if (!r.source.empty()) dirs.push_back(source_dir_of(r).string());
+  return dirs;
+}
+
+std::vector<std::string> shared_flags_of(const build_request& r) {
+  return r.shared_flags.empty()
+      ? std::vector<std::string>{"-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"} : r.shared_flags;
+}
+
+bool is_nvcc(const std::string& compiler) { return std::filesystem::path(compiler).filename() == "nvcc"; }
+
+// Where the compile may read: the source's folder (and its family's, when the source lies in
+// kernels/<family>/<backend>/), the include folders, folders and files the flags name, and the
+// compiler's own search list.
+read_roots roots_for(const build_request& r, const std::vector<std::string>& include_dirs, const std::string& compiler,
+                     const std::string& default_compiler) {
+  read_roots roots;
+  for (const auto& d : include_dirs) roots.add(d);
+  const auto dir = source_dir_of(r);
+  std::error_code ec;
+  if (!r.source.empty() && std::filesystem::exists(dir.parent_path() / "family.toml", ec)) roots.add(dir.parent_path());
+  for (const auto* list : {&r.flags, &r.shared_flags})
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const std::string& f = (*list)[i];
+      for (const char* opt : {"-I", "-isystem", "-iquote", "-idirafter", "-include"}) {
+        const std::size_t n = std::char_traits<char>::length(opt);
+        if (f.compare(0, n, opt) != 0) continue;
+        const std::string value = f.size() > n ? f.substr(n) : (i + 1 < list->size() ? (*list)[i + 1] : "");
+        if (value.empty()) continue;
+        const std::filesystem::path p(value);
+        roots.add(std::string(opt) == "-include" ? p.parent_path() : p);
+      }
+    }
+  for (const auto& d : compiler_search_dirs(compiler, default_compiler)) roots.add(d);
+  return roots;
+}
+
+// A compiler sub-process (cc1plus, as, cicc) ended by a signal: the node, not the source.
+bool subprocess_killed(const std::string& log) {
+  return log.find("terminated program") != std::string::npos || log.find("Killed signal") != std::string::npos ||
+         log.find("internal compiler error: Killed") != std::string::npos;
+}
+
+std::string signal_text(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+// A private folder for one compile, inside the cache (so the object is renamed into place on the
+// same file system), removed when the compile is done.
+struct private_folder {
+  std::filesystem::path root;
+  explicit private_folder(const std::filesystem::path& cache_dir) {
+    std::string tmpl = (cache_dir / "tmp" / "build-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw error(cache_dir.string(), std::string("cannot create a build folder: ") + std::strerror(errno));
+    root = tmpl;
+    std::filesystem::create_directories(root / "src");
+    std::filesystem::create_directories(root / "tmp");
+  }
+  ~private_folder() {
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
+  }
+};
+
 }  // namespace
 
-build_result builder::build(const build_request& r) const {
-  build_result out;
+std::string build_key(const build_request& r, const std::string& compiler_identity, const std::string& processor) {
   const std::string text = r.source_text.empty() ? util::read_file(r.source.string()) : r.source_text;
-  out.source_hash = util::hash_text(text);
-
-  std::vector<std::string> include_dirs = r.include_dirs;
-  if (!r.source.empty()) include_dirs.push_back(std::filesystem::absolute(r.source).parent_path().string());
-  const std::string& compiler = r.compiler.empty() ? compiler_ : r.compiler;
-  const std::vector<std::string> shared = r.shared_flags.empty()
-      ? std::vector<std::string>{"-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"} : r.shared_flags;
-  util::content_hash key;
-  key.add(identity(compiler)).add(text);
+  const std::vector<std::string> include_dirs = include_dirs_of(r), shared = shared_flags_of(r);
+  util::sha256 key;
+  key.add("galapagos build key 2").add(compiler_identity).add(text);
+  bool native = false;
+  for (const auto* list : {&r.flags, &shared})
+    for (const auto& f : *list) native |= f.find("native") != std::string::npos;
+  key.add(native ? processor : "");
   for (const auto& dir : include_dirs)
     for (const auto& e : std::filesystem::directory_iterator(dir, std::filesystem::directory_options::skip_permission_denied))
       if (e.is_regular_file() && (e.path().extension() == ".h" || e.path().extension() == ".hpp"))
         key.add(e.path().filename().string()).add(util::read_file(e.path().string()));
   std::set<std::filesystem::path> seen;
-  add_quoted_includes(key, text, r.source.empty() ? std::filesystem::current_path() : std::filesystem::absolute(r.source).parent_path(),
-                      include_dirs, seen);
-  for (const std::vector<std::string>* list : std::initializer_list<const std::vector<std::string>*>{&r.flags, &shared, &r.defines, &include_dirs, &r.libs})
+  add_quoted_includes(key, text, source_dir_of(r), include_dirs, seen);
+  for (const std::vector<std::string>* list : std::initializer_list<const std::vector<std::string>*>{&r.flags, &shared, &r.defines, &include_dirs, &r.libs}) {
+    key.add(std::to_string(list->size()));
     for (const auto& s : *list) key.add(s);
-  out.key = key.hex();
+  }
+  return key.hex();
+}
+
+void prune_cache(const std::filesystem::path& cache_dir, std::uintmax_t max_bytes) {
+  struct entry {
+    std::uintmax_t bytes = 0;
+    std::filesystem::file_time_type used{};
+    std::vector<std::filesystem::path> files;
+  };
+  std::map<std::string, entry> entries;
+  std::uintmax_t total = 0;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(cache_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code fec;
+    if (!it->is_regular_file(fec)) continue;  // tmp/: builds in flight
+    const std::string name = it->path().filename().string();
+    if (name.find(".tmp") != std::string::npos) continue;  // a file being written
+    const auto bytes = it->file_size(fec);
+    const auto used = it->last_write_time(fec);
+    if (fec) continue;
+    entry& e = entries[name.substr(0, name.find('.'))];
+    e.bytes += bytes;
+    e.used = std::max(e.used, used);
+    e.files.push_back(it->path());
+    total += bytes;
+  }
+  if (total <= max_bytes) return;
+  std::vector<const entry*> oldest_first;
+  for (const auto& [key, e] : entries) oldest_first.push_back(&e);
+  std::sort(oldest_first.begin(), oldest_first.end(), [](const entry* a, const entry* b) { return a->used < b->used; });
+  for (const entry* e : oldest_first) {
+    if (total <= max_bytes) break;
+    for (const auto& f : e->files) std::filesystem::remove(f, ec);  // another process may have removed it first
+    total -= e->bytes;
+  }
+}
+
+build_result builder::build(const build_request& r) const {
+  build_result out;
+  const std::string text = r.source_text.empty() ? util::read_file(r.source.string()) : r.source_text;
+  out.source_hash = util::hash_text(text);
+  const std::string& compiler = r.compiler.empty() ? compiler_ : r.compiler;
+  const std::vector<std::string> include_dirs = include_dirs_of(r), shared = shared_flags_of(r);
+  const std::string name = r.source.empty() ? "candidate.cpp" : r.source.filename().string();
+  out.key = build_key(r, identity(compiler), processor_identity(compiler_));
 
   const auto so = cache_dir_ / (out.key + ".so");
   const auto failed = cache_dir_ / (out.key + ".error");
   const auto src = cache_dir_ / (out.key + r.source.extension().string());
   out.shared_object = so;
 
-  std::vector<std::string> argv = {compiler};
-  for (const auto& f : r.flags) argv.push_back(f);
-  for (const auto& f : shared) argv.push_back(f);
-  for (const auto& d : include_dirs) argv.push_back("-I" + d);
-  for (const auto& d : r.defines) argv.push_back("-D" + d);
-  argv.push_back(src.string());
-  argv.push_back("-o");
-  const std::string tmp_so = temporary_name(so);
-  argv.push_back(tmp_so);
-  for (const auto& l : r.libs) argv.push_back(l);
-  for (std::size_t i = 0; i < argv.size(); ++i) out.command += (i ? " " : "") + argv[i];
+  std::vector<std::string> options;
+  for (const auto& f : r.flags) options.push_back(f);
+  for (const auto& f : shared) options.push_back(f);
+  for (const auto& d : include_dirs) options.push_back("-I" + d);
+  for (const auto& d : r.defines) options.push_back("-D" + d);
+  out.command = compiler;
+  for (const auto& o : options) out.command += " " + o;
+  out.command += " " + src.string() + " -o " + so.string();
+  for (const auto& l : r.libs) out.command += " " + l;
 
+  read_roots roots = roots_for(r, include_dirs, compiler, compiler_);
+  std::vector<std::filesystem::path> quote_bases = {source_dir_of(r)};
+  for (const auto& d : include_dirs) quote_bases.emplace_back(d);
+  const std::string refused = scan_source(text, name, quote_bases, roots);
+  if (!refused.empty()) {  // checked before the cache: nothing built from such a text is served
+    out.log = refused + "\n";
+    return out;
+  }
+
+  std::error_code ec;
   if (std::filesystem::exists(so)) {
+    std::filesystem::last_write_time(so, std::filesystem::file_time_type::clock::now(), ec);  // recently used
     out.ok = out.cached = true;
     return out;
   }
   if (std::filesystem::exists(failed)) {
+    std::filesystem::last_write_time(failed, std::filesystem::file_time_type::clock::now(), ec);
     out.cached = true;
     out.log = util::read_file(failed.string());
     return out;
   }
+  private_folder work(cache_dir_);
+  const auto workdir = work.root / "src";
+  roots.add(workdir);
   write_text(src, text);
+  write_text(workdir / name, text);
+  const auto object = work.root / "out.so", deps = work.root / "deps.d";
+  std::vector<std::string> argv = {compiler};
+  argv.insert(argv.end(), options.begin(), options.end());
+  for (const char* f : {"-MD", "-MF"}) argv.emplace_back(f);
+  argv.push_back(deps.string());
+  if (!is_nvcc(compiler)) argv.emplace_back("-fno-working-directory");
+  for (const auto& a : {name, std::string("-o"), object.string()}) argv.push_back(a);
+  for (const auto& l : r.libs) argv.push_back(l);
+
   const auto t0 = std::chrono::steady_clock::now();
-  std::string log;
-  const int rc = run_program(argv, log, timeout_s_);
+  const compile_outcome run = run_compiler(argv, workdir, work.root / "log", compiler_environment(compiler, work.root / "tmp"),
+                                           compile_limits_for(timeout_s_));
   out.compile_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out.log = log;
-  if (rc == 0 && std::filesystem::exists(tmp_so)) {
-    std::filesystem::rename(tmp_so, so);  // atomic: readers see a whole file or none
-    out.ok = true;
-  } else {
-    std::error_code ec;
-    std::filesystem::remove(tmp_so, ec);
-    write_text(failed, log.empty() ? "compiler exited with status " + std::to_string(rc) : log);
+  const std::string log = candidate_diagnostics(run.output, name, work.root / "tmp");
+  if (!run.started || run.exit_code == 126 || run.exit_code == 127) {
+    out.killed = true;
+    out.log = name + ": error: the compiler did not start: " + (run.started ? run.output.substr(0, 300) : run.error) + "\n";
+    return out;
   }
+  if (run.timed_out || run.signal || subprocess_killed(run.output)) {
+    out.killed = true;
+    out.log = log + name + ": error: the compiler was " +
+              (run.timed_out ? "killed after " + std::to_string(static_cast<int>(timeout_s_)) + " s (time-out)"
+                             : run.signal ? "killed by " + signal_text(run.signal) : std::string("stopped: a sub-process was killed")) +
+              "; not cached\n";
+    return out;
+  }
+  std::string outside;
+  if (std::filesystem::exists(deps)) outside = reads_outside(util::read_file(deps.string()), workdir, roots);
+  else if (run.exit_code == 0) outside = "(no dependency list was written)";
+  if (!outside.empty()) {
+    out.log = name + ": error: refused: the compile read " + outside + ", outside the folders a candidate may read\n";
+  } else if (run.exit_code == 0 && std::filesystem::exists(object)) {
+    std::filesystem::rename(object, so);  // atomic: readers see a whole file or none
+    out.ok = true;
+    out.log = log;
+  } else {
+    out.log = log.empty() ? name + ": error: the compiler exited with status " + std::to_string(run.exit_code) + "\n" : log;
+  }
+  if (!out.ok) write_text(failed, out.log);
+  prune_cache(cache_dir_, cache_max_bytes_);
   return out;
 }
 

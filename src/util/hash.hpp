@@ -1,7 +1,10 @@
-// Content hashes for the build cache and the results file's source table. Not cryptographic:
-// two independent 64-bit FNV-1a streams, printed as 32 hex digits.
+// Content hashes. content_hash / hash_text key the results file's source table (recorded
+// files and replays depend on their values): not cryptographic, two independent 64-bit FNV-1a
+// streams printed as 32 hex digits. sha256 keys what an adversary must not be able to collide:
+// the build cache, whose sources may come from a language model.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -18,6 +21,21 @@ class content_hash {
 };
 
 std::string hash_text(std::string_view text);
+
+// SHA-256 (Nettle) of a sequence of byte strings, each length-suffixed like content_hash.
+class sha256 {
+ public:
+  sha256();
+  ~sha256();
+  sha256(const sha256&) = delete;
+  sha256& operator=(const sha256&) = delete;
+  sha256& add(std::string_view bytes);
+  std::string hex() const;  // 64 hex digits
+
+ private:
+  struct state;
+  std::unique_ptr<state> state_;
+};
 
 // The splitmix64 finaliser: a counter-based mixer, so that random streams derived from a seed
 // can be drawn in parallel and reproduced element by element.

@@ -215,6 +215,7 @@ TEST(Builder, AHeaderIncludedByRelativePathIsPartOfTheKey) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "cpu");
   std::filesystem::create_directories(dir / "shared");
+  std::ofstream(dir / "family.toml") << "name = \"x\"\n";  // a family's folder: its cpu/ may include ../shared/
   std::ofstream(dir / "shared/value.hpp") << "#pragma once\n#include \"inner.hpp\"\n";
   std::ofstream(dir / "shared/inner.hpp") << "inline double value() { return 1.0; }\n";
   std::ofstream(dir / "cpu/kernel.cpp") << "#include \"../shared/value.hpp\"\ndouble use() { return value(); }\n";
