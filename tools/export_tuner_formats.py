@@ -20,6 +20,7 @@ Bad input: one line naming the file and the problem, exit code 2.
 import argparse
 import json
 import math
+import os
 import sys
 
 import h5py
@@ -144,9 +145,15 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--kernel-tuner", metavar="OUT.json")
     ap.add_argument("--t4", metavar="OUT.json")
+    ap.add_argument("--force", action="store_true", help="replace existing OUT.json files")
     a = ap.parse_args()
     if not a.kernel_tuner and not a.t4:
         ap.error("give --kernel-tuner OUT.json and/or --t4 OUT.json")
+    for out in (a.kernel_tuner, a.t4):  # a user's file is never replaced unasked
+        if out and (os.path.isdir(out) or (os.path.lexists(out) and not (a.force and os.path.isfile(out)))):
+            print(f"export_tuner_formats: {out}: exists{'' if os.path.isfile(out) else ' and is not a file'}: "
+                  "choose another name" + (" or pass --force to replace it" if os.path.isfile(out) else ""), file=sys.stderr)
+            return 2
     rows, keys, meta, machine = read_rows(a.results)
     if a.kernel_tuner:
         doc = kernel_tuner_cache(rows, keys, meta, machine)
@@ -161,4 +168,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

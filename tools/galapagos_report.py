@@ -345,16 +345,65 @@ def write_html(r, out, sections, run_rows, notes):
         f.write(page)
 
 
+MARKER = ".galapagos-output"  # as apps/galapagos/output_folder.hpp: lists every file galapagos wrote
+
+
+def check_output_folder(out, option):
+    """Raises ResultsError unless `out` may receive the report: absent (in an existing folder), an
+    empty folder, or a folder galapagos made (its marker lists every file in it)."""
+    if os.path.islink(out):
+        raise ResultsError(f"{out}: is a symbolic link: galapagos does not replace it; choose another {option}")
+    if not os.path.lexists(out):
+        parent = os.path.dirname(os.path.abspath(out))
+        if not os.path.isdir(parent):
+            raise ResultsError(f"{out}: its folder {parent} does not exist: create it first or choose another {option}")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise ResultsError(f"{out}: cannot write in its folder {parent}: choose another {option}")
+        return
+    if not os.path.isdir(out):
+        raise ResultsError(f"{out}: exists and is not a folder: galapagos does not replace it; choose another {option}")
+    entries = sorted(os.listdir(out))
+    if not entries:
+        return
+    mine = None
+    try:
+        with open(os.path.join(out, MARKER), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        if lines and lines[0].startswith("galapagos-output") and "files:" in lines:
+            mine = {x for x in lines[lines.index("files:") + 1:] if x}
+    except (OSError, UnicodeDecodeError):
+        pass
+    if mine is None:
+        raise ResultsError(f"{out}: is a folder galapagos did not make (no {MARKER} in it): galapagos does not replace it; "
+                           f"move it away or choose another {option}")
+    for e in entries:
+        p = os.path.join(out, e)
+        if e != MARKER and (e not in mine or os.path.islink(p) or not os.path.isfile(p)):
+            raise ResultsError(f"{out}: holds '{e}', which galapagos did not write there: galapagos does not replace the "
+                               f"folder; move your files out of it or choose another {option}")
+
+
+def write_marker(work, made_by):
+    files = sorted(os.listdir(work))
+    with open(os.path.join(work, MARKER), "w", encoding="utf-8") as f:
+        f.write(f"galapagos-output 1\nThis folder was made by {made_by}. galapagos replaces it only while it holds no "
+                "other files than\nthese; keep your own files elsewhere.\nfiles:\n" + "".join(x + "\n" for x in files))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="galapagos report", description="report of one galapagos run: HTML, Markdown, PNG plots")
     ap.add_argument("file", help="results file (HDF5)")
     ap.add_argument("--out", help="output folder (default: FILE without .h5, plus -report)")
     ap.add_argument("--cost", help="JSON: bytes, flops, dtype at the fitness size; accept_sizes, seeds, fitness")
     a = ap.parse_args(argv[1:])
-    out = a.out or os.path.splitext(a.file)[0] + "-report"
+    out = a.out.rstrip("/") or a.out if a.out is not None else os.path.splitext(a.file)[0] + "-report"
+    option = "--out"
     try:
+        if out == "":
+            raise ResultsError("--out '': an empty path: name the output folder")
         cost = json.loads(a.cost) if a.cost else None
         r = load(a.file, require_success=True)
+        check_output_folder(out, option)
     except ResultsError as e:
         print(f"galapagos report: {e}", file=sys.stderr)
         return 2
@@ -365,9 +414,6 @@ def main(argv):
     # report never leaves half a page.
     parent = os.path.dirname(os.path.abspath(out))
     try:
-        os.makedirs(parent, exist_ok=True)
-        if os.path.exists(out) and not os.path.isdir(out):
-            raise OSError(f"{out}: exists and is not a folder")
         work = tempfile.mkdtemp(prefix=".report-", dir=parent)
     except OSError as e:
         print(f"galapagos report: {out}: cannot write there ({e.strerror or e})", file=sys.stderr)
@@ -383,9 +429,15 @@ def main(argv):
         run_rows = run_facts(r)
         write_markdown(r, work, sections, run_rows, notes)
         write_html(r, work, sections, run_rows, notes)
+        write_marker(work, f"galapagos report {os.environ.get('GALAPAGOS_VERSION', '')} from {os.path.abspath(a.file)}")
+        check_output_folder(out, option)  # again: it may have changed while the report was drawn
         if os.path.isdir(out):
             shutil.rmtree(out)
         os.rename(work, out)
+    except ResultsError as e:
+        shutil.rmtree(work, ignore_errors=True)
+        print(f"galapagos report: {e}", file=sys.stderr)
+        return 2
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise

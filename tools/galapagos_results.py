@@ -155,17 +155,30 @@ def load(path, require_success=False):
         if mine and _version_tuple(attrs["galapagos_version"]) > _version_tuple(mine):
             raise ResultsError(f"{path}: written by galapagos {attrs['galapagos_version']}, newer than this "
                                f"galapagos {mine}: read it with galapagos {attrs['galapagos_version']} or later")
+        reading = "/"
         try:
             tables = {}
             for name in ("candidates", *_COLUMNS):
+                reading = "/" + name
                 if name in f and hasattr(f[name], "dtype") and f[name].dtype.names:
                     tables[name] = _frame(f[name], name)
                 else:
                     tables[name] = pd.DataFrame({c: pd.Series(dtype=object) for c in _COLUMNS[name]})
+            reading = "/winner"
             winner = {k: _attr(v) for k, v in f["winner"].attrs.items()} if "winner" in f else {}
-            sources = {k: _text(f["sources"][k][()]) for k in f["sources"]} if "sources" in f else {}
-        except (OSError, KeyError, ValueError) as e:
-            raise ResultsError(f"{path}: damaged results file ({str(e).splitlines()[0]})") from None
+            sources = {}
+            for k in (f["sources"] if "sources" in f else []):
+                reading = "/sources/" + k
+                sources[k] = _text(f["sources"][k][()])
+        except (OSError, KeyError, ValueError, RuntimeError) as e:
+            # A chunk that fails its Fletcher-32 checksum (docs/hdf5-schema.md) ends up here.
+            try:
+                checked = reading != "/" and bool(getattr(f[reading], "fletcher32", False))
+            except Exception:  # noqa: BLE001 (the file is damaged: whatever h5py raises)
+                checked = False
+            kind = "checksum mismatch" if checked and isinstance(e, OSError) else "unreadable"
+            raise ResultsError(f"{path}: damaged dataset {reading} ({kind}): {str(e).splitlines()[0]}; the file cannot be "
+                               "read (restore it from a copy)") from None
     cand = tables["candidates"]
     for need in ("id", "island", "generation", "status", "params", "time_median_s"):
         if need not in cand.columns:

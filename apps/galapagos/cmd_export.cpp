@@ -19,6 +19,7 @@
 #include "archipelago/progress.hpp"
 #include "commands.hpp"
 #include "options.hpp"
+#include "output_folder.hpp"
 #include "eval/evaluator.hpp"
 #include "eval/probe.hpp"
 #include "results_context.hpp"
@@ -157,6 +158,7 @@ int export_command(const std::vector<std::string>& args) {
   });
   if (code >= 0) return code;
   const std::string file = vm["file"].as<std::string>();
+  const std::string out_option = vm.count("out") ? "--out" : "--out (the default output folder is taken)";
 
   json ev;  // evidence.json
   std::filesystem::path out, work;
@@ -190,6 +192,11 @@ int export_command(const std::vector<std::string>& args) {
           if (x.id == *winner_id) c = x;
     }
     const bool is_winner = winner_id && *winner_id == c.id;
+    // Where the package goes, checked before the candidate is verified again: galapagos replaces
+    // only a folder it made itself (output_folder.hpp).
+    out = vm.count("out") ? folder_path(vm["out"].as<std::string>())
+                          : std::filesystem::path(std::filesystem::path(file).replace_extension().string() + "-export-" + std::to_string(c.id));
+    check_output_folder(out, out_option);
     // In a job that mixes kinds of islands, the candidate belongs to its island's family and backend.
     if (const auto kinds = f.string_attribute("/", "island_kinds")) {
       const auto k = json::parse(*kinds);
@@ -289,14 +296,7 @@ int export_command(const std::vector<std::string>& args) {
                           : "FLAGGED: the candidate fails on problems the search never used: " + m.status + ": " + m.reason;
 
     // The package: written beside its place and renamed into it, so it is never half there.
-    out = vm.count("out") ? std::filesystem::path(vm["out"].as<std::string>())
-                          : std::filesystem::path(std::filesystem::path(file).replace_extension().string() + "-export-" + std::to_string(c.id));
-    if (std::filesystem::exists(out) && !std::filesystem::is_directory(out)) throw error(out.string(), "exists and is not a folder");
-    const auto parent = std::filesystem::absolute(out).parent_path();
-    std::filesystem::create_directories(parent);
-    work = parent / (".export-" + std::to_string(getpid()) + "-" + out.filename().string());
-    std::filesystem::remove_all(work);
-    std::filesystem::create_directories(work);
+    work = make_work_folder(out, ".export-");
     write_file(work / source_name, exported);
     write_file(work / (source_name + ".orig"), searched);  // temporary: diff input
     const auto root = std::filesystem::path(build_info::source_kernels_dir).parent_path();
@@ -367,8 +367,9 @@ int export_command(const std::vector<std::string>& args) {
        << "- `reproduce.sh`: `galapagos eval` on the exported source with the run's config (`config.toml`)\n"
        << "- `evidence.json`: all of the above, for tools\n";
     write_file(work / (passed ? "EVIDENCE.md" : "FLAGGED.md"), md.str());
-    if (std::filesystem::exists(out)) std::filesystem::remove_all(out);
-    std::filesystem::rename(work, out);
+    publish_output_folder(work, out, std::string("galapagos export ") + build_info::version + " from " +
+                                         std::filesystem::absolute(file).string(), out_option);
+    work.clear();
   } catch (const std::exception& e) {
     if (!work.empty()) {
       std::error_code ignored;

@@ -41,7 +41,8 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
       "seed", po::value<std::uint64_t>(), "search seed, overrides [search] seed")("quiet", "only the summary")(
       "verbose", "every candidate, and one plain line per generation even on a terminal")(
       "replay", po::value<std::string>(), "serve measurements from this recorded results file instead of measuring")(
-      "replay-delay", po::value<double>(), "seconds each replayed evaluation takes (default 0)");
+      "replay-delay", po::value<double>(), "seconds each replayed evaluation takes (default 0)")(
+      "force", "replace an existing galapagos results file at the --out path (never any other file)");
   po::variables_map vm;
   const int code = parse_command_line("run", args, opts, "config", vm, [](const po::variables_map& given) {
     if (!given.count("config")) throw po::error("a CONFIG file is required (e.g. configs/stencil3d7-cpu.toml)");
@@ -49,6 +50,7 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
   if (code >= 0) return code;
   archipelago::run_overrides o;
   if (vm.count("out")) o.out = vm["out"].as<std::string>();
+  o.replace = vm.count("force") > 0;
   if (vm.count("budget")) {
     o.budget = vm["budget"].as<int>();
     if (*o.budget < 1) {

@@ -36,6 +36,7 @@ store::results_reader open_results(const std::string& path) {
   const auto version = f.string_attribute("/", "galapagos_version");
   if (!version || !f.has("/candidates"))
     throw error(path, "not a galapagos results file (no root attribute galapagos_version or no /candidates table)");
+  f.integers("/candidates", "id");  // every chunk of the table is read (and its checksum checked) once here
   if (version_numbers(*version) > version_numbers(build_info::version))
     throw error(path, "written by galapagos " + *version + ", newer than this galapagos " + build_info::version +
                           ": read it with galapagos " + *version + " or later");

@@ -24,12 +24,14 @@
 #include "archipelago/topology.hpp"
 #include "core/island.hpp"
 #include "eval/evaluator.hpp"
+#include "eval/reference_runner.hpp"
 #include "eval/node_lock.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
 #include "propose/llm/proposer.hpp"
 #include "propose/llm/variant.hpp"
 #include "store/publish.hpp"
+#include "store/results_target.hpp"
 #include "store/results_file.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
@@ -76,6 +78,7 @@ struct search_start {
   std::filesystem::path config;
   run_overrides overrides;
   std::optional<resume_plan> plan;
+  std::shared_ptr<store::results_lock> lock;  // resume: taken before the checkpoint was read
 };
 
 // One candidate measured, or served from the recording in replay mode.
@@ -874,7 +877,7 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   if (!genome) throw error(cfg.out.string(), "the winner " + best.params + " is not in the family's parameter space");
   std::vector<eval::candidate_source> sources = {eval::candidate_from(b.tmpl, space.values(*genome))};
   sources[0].text = variant_text;
-  for (const auto& bl : b.baselines) sources.push_back(eval::candidate_from(bl));
+  for (const auto& bl : b.baselines) sources.push_back(eval::baseline_from(bl));
   std::vector<eval::measurement> ms;
   {
     eval::node_lock_guard hold(*s.lock);
@@ -1001,7 +1004,7 @@ int search(MPI_Comm comm, const search_start& st);
 
 int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_overrides& o) {
   install_stop_handlers();
-  return search(comm, search_start{config, o, std::nullopt});
+  return search(comm, search_start{config, o, std::nullopt, nullptr});
 }
 
 int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quiet, bool verbose) {
@@ -1013,8 +1016,10 @@ int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quie
   // again) and every rank gets the plan, or the one line that says why there is none.
   std::string text, problem;
   int finished = 0;
+  std::shared_ptr<store::results_lock> lock;  // one writer per results file, from before the read
   if (rank == 0) {
     try {
+      if (std::filesystem::exists(results)) lock = std::make_shared<store::results_lock>(results, "resume");
       const resume_plan p = read_resume_plan(results.string());
       finished = p.finished ? 1 : 0;
       if (!p.finished) {  // what is wrong with the file comes before what is wrong with the job
@@ -1050,7 +1055,7 @@ int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quie
   run_overrides o;
   o.quiet = quiet;
   o.verbose = verbose;
-  return search(comm, search_start{results, o, resume_plan_from_json(text)});
+  return search(comm, search_start{results, o, resume_plan_from_json(text), std::move(lock)});
 }
 
 namespace {
@@ -1073,8 +1078,22 @@ int search(MPI_Comm comm, const search_start& st) {
     if (failed && rank != 0 && !rank0_failed) std::fprintf(stderr, "galapagos (rank %d): %s\n", rank, problem.c_str());
     return any_failed == 0;
   };
+  std::shared_ptr<store::results_lock> lock = st.lock;
   try {
     s = prepare(st, rank, size);
+    // Rank 0 writes the results file: a path that cannot be one, a file galapagos must not
+    // replace, or another process writing it ends the run here, before anything is measured or
+    // written. The config's own [run] out (results/<config>.h5) gets its folder made.
+    if (rank == 0 && !st.plan) {
+      const auto& out = s->config.out;
+      std::error_code ec;
+      if (!o.out && out.has_parent_path() && !std::filesystem::exists(out.parent_path(), ec) &&
+          !std::filesystem::create_directories(out.parent_path(), ec) && ec)
+        throw error(out.string(), "cannot create its folder " + out.parent_path().string() + " (" + ec.message() + ")");
+      store::check_results_path(out, o.out ? "--out" : "[run] out");
+      lock = std::make_shared<store::results_lock>(out, "run");
+      store::check_new_results_file(out, o.replace, s->settings.replay);
+    }
     if (s->replay) {
       s->probe = recorded_probe(*s->replay, rank);
     } else {
@@ -1083,6 +1102,7 @@ int search(MPI_Comm comm, const search_start& st) {
     }
     std::random_device rd;  // the check inputs' seed is secret: not derived from the config
     const std::uint64_t secret = (std::uint64_t{rd()} << 32) ^ rd();
+    eval::set_reference_time_limit(s->config.eval.timeout_s, s->config.reference_timeout_s);
     s->evaluator = std::make_unique<eval::evaluator>(s->family, s->config.backend, s->config.eval, s->probe.limits(), secret);
   } catch (const std::exception& e) {
     problem = e.what();
@@ -1118,14 +1138,14 @@ int search(MPI_Comm comm, const search_start& st) {
     const auto& mine = s->evaluator->machine();
     double local[3] = {mine.bandwidth_gbs, mine.peak_gflops, mine.peak_gflops_f32}, best[3];
     MPI_Allreduce(local, best, 3, MPI_DOUBLE, MPI_MAX, groups.comm());
-    s->evaluator->raise_ceilings(best[0], best[1], best[2]);
+    s->evaluator->raise_ceilings(best[0], best[1], best[2], "another island's probe");
   }
   std::vector<baseline_result> baselines;
   try {
     if (rank == groups.leader()) {
       for (const auto& b : s->family.backend(s->config.backend).baselines) {
         eval::node_lock_guard hold(*s->lock);
-        baselines.push_back({b.name, measure(*s, eval::candidate_from(b))});
+        baselines.push_back({b.name, measure(*s, eval::baseline_from(b))});
         const auto& m = baselines.back().m;
         if (m.status != "ok")
           throw error(b.source.string(), "baseline '" + b.name + "' failed (" + m.status + "): " + m.reason);
@@ -1197,6 +1217,10 @@ int search(MPI_Comm comm, const search_start& st) {
     if (st.plan) runner.restore(*st.plan);
   } catch (const std::exception& e) {
     problem = e.what();
+    // A checkpoint text that does not parse (JSON, random state) is a damaged file: say which.
+    if (problem.rfind(st.plan->path + ":", 0) != 0)
+      problem = st.plan->path + ": damaged checkpoint of island " + std::to_string(rank) + " (" + problem +
+                "): the run cannot be resumed from this file";
   }
   if (!all_fine()) return 2;
 
@@ -1214,7 +1238,6 @@ int search(MPI_Comm comm, const search_start& st) {
     store::copy_file(cfg.out, working);
     file = std::make_unique<store::results_file>(store::results_file::open(working.string()));
   } else if (rank == 0) {
-    if (cfg.out.has_parent_path()) std::filesystem::create_directories(cfg.out.parent_path());
     file = std::make_unique<store::results_file>(store::results_file::create(
         working.string(), {{"galapagos_version", build_info::version},
                            {"config_toml", cfg.text},

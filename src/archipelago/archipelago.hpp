@@ -22,6 +22,8 @@ struct run_overrides {
   // sleeping replay_delay_s per served evaluation.
   std::optional<std::filesystem::path> replay;
   double replay_delay_s = 0;
+  // --force: an existing galapagos results file at `out` is replaced (never any other file).
+  bool replace = false;
 };
 
 // Runs the search described by `config`. Returns the process exit code: 0 on success (also when

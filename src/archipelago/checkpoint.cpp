@@ -197,7 +197,8 @@ resume_plan read_resume_plan(const std::string& path) {
     return p;
   }
   if (!f.has("/checkpoint"))
-    throw error(path, "no checkpoint (/checkpoint is missing): the run cannot be resumed; start it again with galapagos run");
+    throw error(path, "no checkpoint (/checkpoint is missing, or the file is damaged): the run cannot be resumed from this file; "
+                      "keep it, and write a new run to another --out");
   const auto format = f.number_attribute("/checkpoint", "format_version");
   if (!format || *format != checkpoint_format_version)
     throw error(path, "checkpoint format " + (format ? std::to_string(static_cast<int>(*format)) : std::string("unknown")) +

@@ -55,4 +55,20 @@ inline std::string hdf5_message() {
   return message.empty() ? "unknown HDF5 error" : message;
 }
 
+// Whether HDF5's error stack holds a failed checksum (Fletcher-32 of a chunk, or of metadata):
+// the bytes on disk are not the ones written.
+inline bool hdf5_checksum_failed() {
+  bool failed = false;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned, const H5E_error2_t* e, void* out) -> herr_t {
+        if (e->desc != nullptr && (std::string(e->desc).find("checksum") != std::string::npos ||
+                                   std::string(e->desc).find("Fletcher32") != std::string::npos))
+          *static_cast<bool*>(out) = true;
+        return 0;
+      },
+      &failed);
+  return failed;
+}
+
 }  // namespace galapagos::store::detail

@@ -426,6 +426,9 @@ struct results_file::impl {
     handle space = own(H5Screate_simple(1, &initial, &max), H5Sclose, what);
     handle dcpl = own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
     check(H5Pset_chunk(dcpl.get(), 1, &detail::chunk_rows), path, what);
+    // Every chunk carries a Fletcher-32 checksum: a damaged chunk fails to read instead of
+    // handing back garbage (variable-length strings pointing anywhere).
+    check(H5Pset_fletcher32(dcpl.get()), path, what);
     t.dataset = own(H5Dcreate2(file.get(), name.c_str(), file_type.get(), space.get(),
                                H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                     H5Dclose, what);
@@ -572,6 +575,7 @@ void results_file::set_text(const std::string& dataset, const std::string& text)
     handle space = impl_->own(H5Screate_simple(1, &n, &max), H5Sclose, what);
     handle dcpl = impl_->own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
     check(H5Pset_chunk(dcpl.get(), 1, &chunk), impl_->path, what);
+    check(H5Pset_fletcher32(dcpl.get()), impl_->path, what);
     ds = impl_->own(H5Dcreate2(g.get(), leaf.c_str(), H5T_STD_U8LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                     H5Dclose, what);
   }

@@ -43,6 +43,14 @@ struct results_reader::impl {
     throw galapagos::error(path, "cannot " + what + " (" + hdf5_message() + ")");
   }
 
+  // A dataset whose stored bytes cannot be read back (a chunk failing its Fletcher-32 checksum,
+  // or a filter or storage error): the file is damaged, and nothing of the dataset is believed.
+  [[noreturn]] void damaged(const std::string& dataset) const {
+    const bool checksum = detail::hdf5_checksum_failed();
+    throw galapagos::error(path, "damaged dataset " + dataset + (checksum ? " (checksum mismatch)" : " (unreadable)") + ": " +
+                                     hdf5_message() + "; the file cannot be read (restore it from a copy)");
+  }
+
   id_handle open_dataset(const std::string& table) const {
     if (H5Lexists(file, table.c_str(), H5P_DEFAULT) <= 0)
       throw galapagos::error(path, "no table " + table + " (not a galapagos results file, or from another version)");
@@ -71,7 +79,7 @@ struct results_reader::impl {
     if (n == 0) return out;
     const id_handle mem(H5Tcreate(H5T_COMPOUND, sizeof(T)), H5Tclose);
     if (!mem.valid() || H5Tinsert(mem.get(), field.c_str(), 0, mem_member) < 0) fail("read " + table + " field " + field);
-    if (H5Dread(ds.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) fail("read " + table + " field " + field);
+    if (H5Dread(ds.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) damaged(table);
     return out;
   }
 
@@ -120,10 +128,18 @@ const std::string& results_reader::path() const { return impl_->path; }
 bool results_reader::has(const std::string& object) const {
   if (object == "/") return true;
   // Every parent must exist before H5Lexists may be asked about the child.
+  // A negative answer is an error reading the group's links: a damaged file, not a missing object.
+  auto exists = [&](const std::string& name) {
+    const htri_t e = H5Lexists(impl_->file, name.c_str(), H5P_DEFAULT);
+    if (e < 0)
+      throw galapagos::error(impl_->path, "damaged file: cannot look up " + name + " (" + hdf5_message() +
+                                              "); the file cannot be read (restore it from a copy)");
+    return e > 0;
+  };
   std::size_t pos = 0;
   while ((pos = object.find('/', pos + 1)) != std::string::npos)
-    if (H5Lexists(impl_->file, object.substr(0, pos).c_str(), H5P_DEFAULT) <= 0) return false;
-  return H5Lexists(impl_->file, object.c_str(), H5P_DEFAULT) > 0;
+    if (!exists(object.substr(0, pos))) return false;
+  return exists(object);
 }
 
 std::optional<std::string> results_reader::string_attribute(const std::string& object, const std::string& key) const {
@@ -181,8 +197,7 @@ std::optional<std::string> results_reader::text(const std::string& dataset) cons
   if (!space.valid() || H5Sget_simple_extent_ndims(space.get()) != 1 || H5Sget_simple_extent_dims(space.get(), &n, nullptr) < 0)
     throw galapagos::error(impl_->path, dataset + " is not a 1-D text");
   std::string out(static_cast<std::size_t>(n), '\0');
-  if (n > 0 && H5Dread(ds.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
-    impl_->fail("read dataset " + dataset);
+  if (n > 0 && H5Dread(ds.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) impl_->damaged(dataset);
   return out;
 }
 
@@ -193,8 +208,8 @@ std::optional<std::string> results_reader::source(const std::string& hash) const
   if (!ds.valid()) impl_->fail("open dataset " + name);
   const id_handle mem = impl_->string_type();
   char* text = nullptr;
-  if (H5Dread(ds.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) < 0 || !text)
-    throw galapagos::error(impl_->path, name + " cannot be read as a text");
+  if (H5Dread(ds.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) < 0) impl_->damaged(name);
+  if (!text) throw galapagos::error(impl_->path, name + " cannot be read as a text");
   std::string out = text;
   H5free_memory(text);
   return out;

@@ -70,7 +70,7 @@ printf 'not an HDF5 file\n' >"$work/text.h5"
 expect not_hdf5 2 "text\.h5: not a readable HDF5 file" "$work/text.h5" "$galapagos" resume "$work/text.h5"
 
 f=$(variant no_checkpoint 'del f["checkpoint"]')
-expect no_checkpoint 2 "no_checkpoint\.h5: no checkpoint \(/checkpoint is missing\)" "$f" "$galapagos" resume "$f"
+expect no_checkpoint 2 "no_checkpoint\.h5: no checkpoint \(/checkpoint is missing, or the file is damaged\): the run cannot be resumed from this file; keep it" "$f" "$galapagos" resume "$f"
 
 f=$(variant other_version 'f.attrs["galapagos_version"] = "0.0.1"')
 expect other_version 2 "other_version\.h5: written by galapagos 0\.0\.1, this is galapagos" "$f" "$galapagos" resume "$f"

@@ -29,7 +29,7 @@ for space in stencil3d7 gemm; do
   [[ $(json_get "$work/t.json" "0 < d['runs'][0]['evaluations'] < 40 and d['runs'][0]['spent_s'][0] >= 20") == True ]] ||
     fail "$space --budget-s: $(head -c 300 "$work/t.json")"
   # Export to Kernel Tuner's cache and to T4; the cache replays as the same space.
-  "$python" "$src/tools/export_tuner_formats.py" "$h5" --kernel-tuner "$work/kt.json" --t4 "$work/t4.json" >/dev/null ||
+  "$python" "$src/tools/export_tuner_formats.py" "$h5" --kernel-tuner "$work/kt.json" --t4 "$work/t4.json" --force >/dev/null ||
     fail "$space export: exit $?"
   "$galapagos" simulate "$work/kt.json" --strategy exhaustive --budget 100000 --json >"$work/kt-ex.json" || fail "$space kt replay: exit $?"
   [[ $(json_get "$work/kt-ex.json" "d['points']") == $(json_get "$work/ex.json" "d['points']") &&
