@@ -284,3 +284,24 @@ TEST(BuildCache, HonestSourcesStillBuildAndDiagnosticsStayUseful) {
   EXPECT_NE(bad.log.find("k.cpp:2:"), std::string::npos) << bad.log;
   EXPECT_TRUE(ge::builder("g++", f.root / "cache").build(r).cached);  // a diagnostic is data: cached
 }
+
+TEST(BuildCache, NvccBuildsThroughTheSandbox) {
+  const fs::path nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!fs::exists(nvcc)) GTEST_SKIP() << "no CUDA toolkit at " << nvcc;
+  family_folder f;
+  std::ofstream(f.root / "shared/scale.hpp") << "#define GLP_SCALE 2.0\n";
+  std::ofstream(f.root / "cpu/k.cu") << "#include \"../shared/scale.hpp\"\n__global__ void k(double* x) { *x *= GLP_SCALE; }\n"
+                                        "extern \"C\" int run(double* x) { k<<<1, 1>>>(x); return 0; }\n";
+  ge::build_request r;
+  r.compiler = nvcc.string();
+  r.shared_flags = {"-gencode", "arch=compute_90,code=sm_90", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-shared"};
+  r.source = f.root / "cpu/k.cu";
+  r.flags = {"-std=c++17", "-O3"};
+  const auto ok = ge::builder("g++", f.root / "cache").build(r);
+  EXPECT_TRUE(ok.ok) << ok.log;
+  r.source_text = "__global__ void k(double* x) { *x = undeclared; }\n";
+  const auto bad = ge::builder("g++", f.root / "cache").build(r);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_FALSE(bad.killed) << bad.log;
+  EXPECT_NE(bad.log.find("k.cu("), std::string::npos) << bad.log;
+}
