@@ -212,6 +212,9 @@ int main(int argc, char** argv) {
     lim.open_files = 4096;  // the profiler's injection library opens many files and sockets
   }
   const int device_index = static_cast<int>(arg_u64(argv, 9));
+  // Now, while this process has a single thread (the device runtime starts more). The profiler
+  // talks to its injection library through IPC: that worker keeps the machine's namespace.
+  if (!profiled) sandbox::enter_private_ipc();
 
   fcntl(socket_fd, F_SETFD, FD_CLOEXEC);  // the result channel never reaches another program
   // Populated now, so that no timed run pays for first-touch page faults.
@@ -235,7 +238,7 @@ int main(int argc, char** argv) {
 #endif
     sandbox::apply_limits(lim);
     sandbox::drop_privileges();
-    if (!profiled) sandbox::install_filter();
+    if (!profiled) sandbox::install_filter(backend);
   } catch (const std::exception& e) {
     die(std::string("setup failed: ") + e.what());
   }

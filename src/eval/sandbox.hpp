@@ -1,9 +1,11 @@
-// The worker side of isolation (docs/threat-model.md): resource limits, dropped capabilities
-// and a seccomp filter. Applied by galapagos-worker after its own setup and before it loads
-// any candidate, so nothing a candidate runs (its constructors included) escapes them.
+// The worker side of isolation (docs/threat-model.md): an IPC namespace of its own, resource
+// limits, dropped capabilities and a seccomp allow-list. Applied by galapagos-worker after its
+// own setup and before it loads any candidate, so nothing a candidate runs (its constructors
+// included) escapes them.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace galapagos::eval::sandbox {
 
@@ -14,14 +16,22 @@ struct limits {
   std::uint64_t file_size_bytes = 16u << 20;
 };
 
-// setrlimit for address space, CPU time, open files, file size; core dumps off. Hard = soft.
+// Moves the process into a new IPC namespace, so that System V segments, semaphores and POSIX
+// message queues it could create die with it and it cannot reach other processes' ones. As an
+// unprivileged user this needs a user namespace too (uid and gid mapped to themselves, so file
+// access is unchanged). Must run while the process has a single thread. Best effort: returns
+// false where the kernel refuses both (the filter refuses those calls anyway).
+bool enter_private_ipc();
+// setrlimit for address space, CPU time, open files, file size; core dumps, real-time priority,
+// nice raising and message queues off. Hard = soft.
 void apply_limits(const limits& l);
 // Drops every capability (also from the bounding set) and sets no_new_privs.
 void drop_privileges();
-// Kills the process (SIGSYS) on: sockets and socket calls, exec, fork/vfork, clone without
-// CLONE_THREAD, ptrace and cross-process memory access, opening files for writing or creating,
-// changing files or their metadata, signals to other processes, raising resource limits.
-void install_filter();
+// Installs the system-call allow-list: any call not on it kills the process (SIGSYS), and so
+// do the listed calls' dangerous forms (see docs/threat-model.md, "The system-call allow-list").
+// backend "cuda" keeps two allowances the GPU driver may need: executable mappings and new
+// signal handlers.
+void install_filter(std::string_view backend);
 // Number of threads of this process (/proc/self/task).
 int thread_count();
 

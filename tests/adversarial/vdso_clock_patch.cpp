@@ -1,4 +1,4 @@
-// expect: timer_mismatch
+// expect: sandbox_violation
 // Attack: tamper with the worker's clock at run time, with no forbidden symbol exported. On
 // the first call at the timing size (>= 500,000 points) the candidate finds the vDSO
 // (getauxval(AT_SYSINFO_EHDR)), looks up __vdso_clock_gettime in its dynamic symbol table,
@@ -10,11 +10,12 @@
 // interval the worker measures is halved: an apparent 2x speedup. The stencil itself is
 // computed honestly, on every call.
 // Why it must be stopped: the worker's clock lives in the candidate's address space and
-// cannot be trusted. The parent times every run on its own clock, out of the candidate's
-// reach, and rejects worker-reported times that disagree with it: timer_mismatch. (If the
-// worker timed with rdtsc instead of clock_gettime, this patch would have no effect and the
-// candidate would be honest: ok. If the floor check used the halved worker time before the
-// cross-check, suspect_too_fast would be reported instead; either way never a 2x "win".)
+// cannot be trusted. The patch needs the vDSO writable and executable at once (or made
+// executable again afterwards): on the CPU path the system-call allow-list never lets mprotect
+// add PROT_EXEC, so the worker dies with SIGSYS: sandbox_violation. Behind that, the parent
+// times every run on its own clock, out of the candidate's reach (on GPUs it rejects
+// worker-reported times that disagree with it: timer_mismatch), so the halved clock would
+// never be a 2x "win" anyway.
 #include "glp_kernel.h"
 
 #include <elf.h>
