@@ -17,8 +17,10 @@
 // columns of the block, so the k x JB panel of B is reused from cache across rows and the j loop
 // vectorises.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "glp_kernel.h"
 
@@ -120,5 +122,76 @@ GLP_EXPORT int glp_reference(const glp_arg* args, int nargs, const int64_t* size
     gemm_f32(static_cast<const float*>(args[0].data), static_cast<const float*>(args[1].data),
              *static_cast<const float*>(args[2].data), *static_cast<const float*>(args[3].data),
              static_cast<float*>(args[4].data), m, n, k);
+  return 0;
+}
+
+// The checker for timed runs (glp_check, docs/writing-a-family.md): Freivalds' test. For a secret
+// vector x of random signs, C_out*x must equal alpha*A*(B*x) + beta*C_in*x; both sides cost
+// O(mn + kn + mk) instead of the product's O(mnk), summed in long double (64-bit mantissa), so the
+// check's own rounding is far below any tolerance. A wrong C gives (C_out - C)*x != 0 except for x
+// in a set of measure zero; x is drawn after the candidate's run, from a seed it never sees.
+// Error scale: with random signs |((C_out - C)*x)_i| is about the 2-norm of row i of the error,
+// so it is divided by the largest row 2-norm of C_out (or by max|y| when that is larger): for
+// rounding-sized errors spread over the row this is the family's max|C - C_ref| / max|C_ref|.
+namespace {
+
+template <class T>
+double freivalds(const T* a, const T* b, T alpha, T beta, const T* c_in, const T* c_out, int64_t m, int64_t n, int64_t k,
+                 uint64_t seed) {
+  double worst = 0;
+  std::vector<long double> x(static_cast<size_t>(n)), bx(static_cast<size_t>(k));
+  for (int round = 0; round < 2; ++round) {
+    for (int64_t j = 0; j < n; ++j) {
+      seed += 0x9e3779b97f4a7c15ull;  // splitmix64
+      uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      x[static_cast<size_t>(j)] = ((z ^ (z >> 31)) & 1) ? 1.0L : -1.0L;
+    }
+    for (int64_t p = 0; p < k; ++p) {
+      long double s = 0;
+      for (int64_t j = 0; j < n; ++j) s += static_cast<long double>(b[p * n + j]) * x[static_cast<size_t>(j)];
+      bx[static_cast<size_t>(p)] = s;
+    }
+    long double err = 0, scale = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      long double abx = 0, cin = 0, cout = 0, norm2 = 0;
+      for (int64_t p = 0; p < k; ++p) abx += static_cast<long double>(a[i * k + p]) * bx[static_cast<size_t>(p)];
+      for (int64_t j = 0; j < n; ++j) {
+        const long double o = c_out[i * n + j];
+        cout += o * x[static_cast<size_t>(j)];
+        norm2 += o * o;
+        if (beta != T(0)) cin += static_cast<long double>(c_in[i * n + j]) * x[static_cast<size_t>(j)];
+      }
+      const long double want = static_cast<long double>(alpha) * abx + (beta != T(0) ? static_cast<long double>(beta) * cin : 0.0L);
+      err = std::max(err, std::fabs(cout - want));
+      scale = std::max({scale, std::sqrt(norm2), std::fabs(want)});
+    }
+    const double rel = scale > 0 ? static_cast<double>(err / scale) : static_cast<double>(err);
+    worst = std::max(worst, std::isfinite(rel) ? rel : INFINITY);
+  }
+  return worst;
+}
+
+}  // namespace
+
+GLP_EXPORT int glp_check(const glp_arg* inputs, const glp_arg* outputs, int nargs, const int64_t* sizes, uint64_t seed,
+                         double* rel_error) {
+  if (inputs == nullptr || outputs == nullptr || sizes == nullptr || rel_error == nullptr || nargs != 5) return 1;
+  const int64_t m = sizes[0], n = sizes[1], k = sizes[2];
+  if (m < 0 || n < 0 || k < 0 || inputs[0].count != m * k || inputs[1].count != k * n || outputs[4].count != m * n) return 4;
+  for (int i = 0; i < 5; ++i)
+    if (inputs[i].data == nullptr && inputs[i].count > 0) return 5;
+  if (outputs[4].data == nullptr && m * n > 0) return 5;
+  if (inputs[0].dtype == GLP_FLOAT64)
+    *rel_error = freivalds(static_cast<const double*>(inputs[0].data), static_cast<const double*>(inputs[1].data),
+                           *static_cast<const double*>(inputs[2].data), *static_cast<const double*>(inputs[3].data),
+                           static_cast<const double*>(inputs[4].data), static_cast<const double*>(outputs[4].data), m, n, k, seed);
+  else if (inputs[0].dtype == GLP_FLOAT32)
+    *rel_error = freivalds(static_cast<const float*>(inputs[0].data), static_cast<const float*>(inputs[1].data),
+                           *static_cast<const float*>(inputs[2].data), *static_cast<const float*>(inputs[3].data),
+                           static_cast<const float*>(inputs[4].data), static_cast<const float*>(outputs[4].data), m, n, k, seed);
+  else
+    return 2;
   return 0;
 }

@@ -66,6 +66,8 @@ sample_stats summarize(std::vector<double> v) {
 struct evaluator::session {
   std::unique_ptr<worker_process> worker;
   std::map<const problem*, std::uint64_t> set_up;  // problem instance glp_setup last ran on
+  double empty_run_s = 0;   // the orchestrator's clock around an empty run, calibrated before loading
+  int threads = -1;         // the worker's threads before the candidate was loaded
 };
 
 // Builds waiting for their turn on spare cores while the device measures. A build that has not
@@ -166,6 +168,7 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   void* ref = load_trusted(f.reference_source, "reference");
   reference_ = reinterpret_cast<reference_fn>(dlsym(ref, "glp_reference"));
   if (!reference_) throw error(f.reference_source.string(), "the reference does not export glp_reference");
+  checker_ = reinterpret_cast<check_fn>(dlsym(ref, "glp_check"));
   if (!f.generator_source.empty()) {
     void* gen = load_trusted(f.generator_source, "generator");
     generator_.problem_sizes = reinterpret_cast<decltype(generator_.problem_sizes)>(dlsym(gen, "glp_problem_sizes"));
@@ -201,10 +204,42 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
 // Input seeds: derived from the secret run seed, never from anything a candidate can see.
 std::uint64_t evaluator::next_seed() { return util::mix64(secret_ ^ util::mix64(++counter_)); }
 
-void evaluator::raise_ceilings(double bandwidth_gbs, double peak_gflops, double peak_gflops_f32) {
-  ceilings_.bandwidth_gbs = std::max(ceilings_.bandwidth_gbs, bandwidth_gbs);
-  ceilings_.peak_gflops = std::max(ceilings_.peak_gflops, peak_gflops);
-  ceilings_.peak_gflops_f32 = std::max(ceilings_.peak_gflops_f32, peak_gflops_f32);
+void evaluator::raise_ceilings(double bandwidth_gbs, double peak_gflops, double peak_gflops_f32, const std::string& source) {
+  auto raise = [&](double& value, std::string& from, double candidate) {
+    if (candidate > value) value = candidate, from = source;
+  };
+  raise(ceilings_.bandwidth_gbs, ceilings_.bandwidth_source, bandwidth_gbs);
+  raise(ceilings_.peak_gflops, ceilings_.peak_source, peak_gflops);
+  raise(ceilings_.peak_gflops_f32, ceilings_.peak_f32_source, peak_gflops_f32);
+}
+
+std::string evaluator::describe_ceilings() const {
+  char buf[600];
+  std::snprintf(buf, sizeof buf, "bandwidth %.1f GB/s (%s), float64 %.1f GFLOP/s (%s), float32 %.1f GFLOP/s (%s)",
+                ceilings_.bandwidth_gbs, ceilings_.bandwidth_source.c_str(), ceilings_.peak_gflops,
+                ceilings_.peak_source.c_str(), ceilings_.peak_gflops_f32, ceilings_.peak_f32_source.c_str());
+  std::string out = buf;
+  if (ceilings_.hardware_gflops > 0) {
+    std::snprintf(buf, sizeof buf, "; at most %.1f / %.1f GFLOP/s float64/float32 (%s)", ceilings_.hardware_gflops,
+                  ceilings_.hardware_gflops_f32, ceilings_.hardware_source.c_str());
+    out += buf;
+  }
+  return out;
+}
+
+// Measures the ceilings again where a run looks impossible: a shared node's throughput swings,
+// and the best any probe saw counts.
+void evaluator::reprobe() {
+  if (toolchain_.worker_backend == "cpu") {
+    raise_ceilings(measure_bandwidth_gbs(ceilings_.llc_bytes), measure_peak_gflops(false), measure_peak_gflops(true),
+                   "probe repeated during the search");
+    return;
+  }
+  const ceilings before = ceilings_;
+  probe_device();
+  ceilings next = ceilings_;
+  ceilings_ = before;
+  raise_ceilings(next.bandwidth_gbs, next.peak_gflops, next.peak_gflops_f32, "device probe repeated during the search");
 }
 
 // A device's ceilings are measured by a worker: only the worker links the device runtime.
@@ -220,6 +255,11 @@ void evaluator::probe_device() {
   ceilings_.bandwidth_gbs = r.reply.ceilings[0];
   ceilings_.peak_gflops = r.reply.ceilings[1];
   ceilings_.peak_gflops_f32 = r.reply.ceilings[2];
+  ceilings_.bandwidth_source = "device copy probe";
+  ceilings_.peak_source = "device BLAS float64 probe";
+  ceilings_.peak_f32_source = "device BLAS float32 probe";
+  ceilings_.hardware_gflops = ceilings_.hardware_gflops_f32 = 0;  // the host's bound says nothing of a device
+  ceilings_.hardware_source.clear();
   monitor_ = gpu_monitor::open(std::string(r.reply.message, strnlen(r.reply.message, sizeof r.reply.message)));
 }
 
@@ -336,8 +376,9 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
   }
   if (held) *held = clock_type::now();
   auto s = start_worker(std::move(launcher), profiled);
+  // What the orchestrator's clock adds to a run is measured before any candidate code exists.
+  if (!profiled && !calibrate(*s, m)) return nullptr;
   protocol::request q{};
-  q.kind = protocol::request_kind::load;
   const std::string path = built.shared_object.string();
   std::string preload;
   for (const auto& lib : needed_libraries(built.shared_object)) preload += lib + "\n";
@@ -345,18 +386,62 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
     throw error(path, "path or library list too long for the worker protocol");
   std::copy(path.begin(), path.end(), q.path);
   std::copy(preload.begin(), preload.end(), q.preload);
-  const auto res = s->worker->call(q, settings_.timeout_s);
-  if (!res.replied) {
-    m.status = res.status;
-    m.reason = res.reason + " (while loading)";
-    return nullptr;
-  }
-  if (res.reply.status != protocol::reply_status::ok) {
-    m.status = "load_error";
-    m.reason = res.reply.message;
-    return nullptr;
+  for (const auto kind : {protocol::request_kind::preload, protocol::request_kind::load}) {
+    q.kind = kind;
+    const auto res = s->worker->call(q, settings_.timeout_s);
+    if (!res.replied) {
+      m.status = res.status;
+      m.reason = res.reason + " (while loading)";
+      return nullptr;
+    }
+    if (res.reply.status != protocol::reply_status::ok) {
+      m.status = "load_error";
+      m.reason = res.reply.message;
+      return nullptr;
+    }
+    // The libraries it links may start threads of their own; a thread its constructors start is its.
+    if (kind == protocol::request_kind::preload) s->threads = s->worker->thread_count();
   }
   return s;
+}
+
+// Empty runs through the same path as a timed one (request, the device's events and
+// synchronisation, reply, freeze): the least of them is what the orchestrator's clock adds.
+bool evaluator::calibrate(session& s, measurement& m) {
+  constexpr int runs = 9;
+  double least = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < runs; ++i) {
+    protocol::request q{};
+    q.kind = protocol::request_kind::run;
+    q.flags = protocol::run_empty;
+    const auto r = s.worker->call(q, settings_.timeout_s);
+    if (!r.replied || r.reply.status != protocol::reply_status::ok) {
+      m.status = r.replied ? "protocol_error" : r.status;
+      m.reason = r.replied ? "the worker failed an empty run" : r.reason + " (calibrating)";
+      return false;
+    }
+    least = std::min(least, r.elapsed_s);
+  }
+  s.empty_run_s = least;
+  return true;
+}
+
+// A thread the candidate started and did not join could still be writing the outputs or
+// computing ahead. Counted by the orchestrator while the worker is frozen; a joined thread may
+// take a moment to leave /proc, so look a few times.
+bool evaluator::leaked_threads(session& s, measurement& m) {
+  if (s.threads < 0) return false;
+  int extra = 0;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    const int now = s.worker->thread_count();
+    if (now < 0) return false;  // the worker is gone: the next request says why
+    extra = now - s.threads;
+    if (extra <= 0) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  m.status = "leaked_thread";
+  m.reason = std::to_string(extra) + " threads still running after the entry point returned";
+  return true;
 }
 
 // One request that must simply succeed (stage, flush, collect). False with m.status set when not.
@@ -382,64 +467,88 @@ bool evaluator::request(session& s, protocol::request_kind kind, const protocol:
   return true;
 }
 
+namespace {
+
+// A reply's status as the candidate's status; "" when the run went well.
+std::string run_failure(const call_result& r, std::string& reason) {
+  using rs = protocol::reply_status;
+  switch (r.reply.status) {
+    case rs::ok: return "";
+    case rs::kernel_error:
+      reason = r.reply.message[0] ? r.reply.message : "entry point returned " + std::to_string(r.reply.kernel_rc);
+      return "kernel_error";
+    case rs::out_of_memory: reason = "std::bad_alloc escaped the entry point"; return "out_of_memory";
+    case rs::exception: reason = "a C++ exception escaped the entry point"; return "crash";
+    case rs::device_fault: reason = std::string("device fault: ") + r.reply.message; return "crash";
+    default: reason = "unexpected worker reply"; return "protocol_error";
+  }
+}
+
+}  // namespace
+
 // Runs the problem once: stage its arena onto the device, flush the caches when timing, call the
-// candidate (after its glp_setup, when this is a problem instance the session has not prepared
-// yet), collect the results back into the arena. Returns false with m.status set on failure.
-// The worker shares its address space with the candidate, so its clock is believed only within
-// the orchestrator's own measurement around the request. A disagreement can also be a hiccup
-// of a loaded node, so the run is repeated; only a persistent one is a verdict.
-bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s, bool flush) {
+// candidate's glp_setup when the session has not prepared this problem instance yet (its own
+// request, timed apart), call the candidate, collect the results back into the arena. Returns
+// false with m.status set on failure.
+// The worker shares its address space with the candidate, so nothing it reports is believed on
+// its own. The worker is frozen the moment each reply arrives (worker_process::call), so the
+// outputs the checks read are those of the reply, and the orchestrator's clock from the request
+// to the freeze, less the calibrated empty run, covers everything the candidate did. On CPUs that
+// is the time. On GPUs the device's events are more precise; they are believed down to
+// gpu_timer_slack_rel below the orchestrator's figure, and replaced by it below that.
+bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s, bool flush, double* worker_s) {
   const auto& chk = settings_.checks;
+  const bool gpu = toolchain_.worker_backend != "cpu";
   for (int attempt = 0;; ++attempt) {
     protocol::request q = p.run_request();
     if (!request(s, protocol::request_kind::stage, &q, m)) return false;
+    if (s.set_up[&p] != p.instance()) {
+      protocol::request setup = q;
+      setup.flags |= protocol::run_setup_only;
+      const auto r = s.worker->call(setup, settings_.timeout_s);
+      if (!r.replied) {
+        m.status = r.status;
+        m.reason = r.reason + " (in glp_setup)";
+        return false;
+      }
+      if (const auto st = run_failure(r, m.reason); !st.empty()) {
+        m.status = st;
+        return false;
+      }
+      if (leaked_threads(s, m)) return false;
+      s.set_up[&p] = p.instance();
+      if (&p == timing_problem_.get()) m.setup_time_s = std::max(0.0, r.elapsed_s - s.empty_run_s);
+    }
     if (flush && !request(s, protocol::request_kind::flush, nullptr, m)) return false;
-    const bool setup = s.set_up[&p] != p.instance();
-    if (setup) q.flags |= protocol::run_setup_first;
     const auto r = s.worker->call(q, settings_.timeout_s);
     if (!r.replied) {
       m.status = r.status;
       m.reason = r.reason;
       return false;
     }
-    using rs = protocol::reply_status;
-    switch (r.reply.status) {
-      case rs::ok: break;
-      case rs::kernel_error: m.status = "kernel_error"; m.reason = r.reply.message[0] ? r.reply.message : "entry point returned " + std::to_string(r.reply.kernel_rc); return false;
-      case rs::out_of_memory: m.status = "out_of_memory"; m.reason = "std::bad_alloc escaped the entry point"; return false;
-      case rs::exception: m.status = "crash"; m.reason = "a C++ exception escaped the entry point"; return false;
-      case rs::device_fault: m.status = "crash"; m.reason = std::string("device fault: ") + r.reply.message; return false;
-      case rs::leaked_thread: m.status = "leaked_thread"; m.reason = std::to_string(r.reply.extra_threads) + " threads still running after the entry point returned"; return false;
-      default: m.status = "protocol_error"; m.reason = "unexpected worker reply"; return false;
+    if (const auto st = run_failure(r, m.reason); !st.empty()) {
+      m.status = st;
+      return false;
     }
-    if (setup) {
-      s.set_up[&p] = p.instance();
-      if (&p == timing_problem_.get()) m.setup_time_s = r.reply.setup_time_s;
+    if (leaked_threads(s, m)) return false;
+    if (gpu && !request(s, protocol::request_kind::collect, nullptr, m)) return false;
+    const double own = std::max(0.0, r.elapsed_s - s.empty_run_s);
+    if (worker_s) *worker_s = r.reply.time_s;
+    if (!gpu) {
+      time_s = own;
+      return true;
     }
-    if (!request(s, protocol::request_kind::collect, nullptr, m)) return false;
-    // Both processes read the same monotonic clock. The worker's busy interval must lie inside
-    // the orchestrator's interval around the request (a clock the candidate dilated or shifted
-    // drifts out of it), and the times it reports must fill that busy interval up to the
-    // worker's own bookkeeping. Delays in handing the request over do not count against it.
-    const double t = r.reply.time_s;
-    const double worker_total = t + (setup ? r.reply.setup_time_s : 0.0);
-    const double busy = r.reply.replied_at_s - r.reply.received_at_s;
-    const double eps = 5e-5;
-    const double slack = chk.timer_slack_s + chk.timer_slack_rel * busy +
-                         (toolchain_.worker_backend == "cpu" ? 0.0 : chk.gpu_timer_slack_s);
-    const bool inside = r.reply.received_at_s >= r.sent_at_s - eps && r.reply.replied_at_s <= r.sent_at_s + r.elapsed_s + eps;
-    const bool plausible = inside && t >= 0 && r.reply.setup_time_s >= 0 && worker_total <= busy + eps &&
-                           busy - worker_total <= slack;
-    if (plausible) {
-      time_s = t;
+    // A worker clock that saw more time than passed around the request has been tampered with.
+    const double events = r.reply.time_s;
+    if (std::isfinite(events) && events >= 0 && events <= r.elapsed_s + 5e-5) {
+      time_s = std::max(events, own * (1 - chk.gpu_timer_slack_rel));
       return true;
     }
     if (attempt + 1 >= chk.timer_attempts) {
       m.status = "timer_mismatch";
       char buf[200];
-      std::snprintf(buf, sizeof buf,
-                    "worker reported %.6f s of a busy interval of %.6f s (%s the orchestrator's %.6f s around the run; %d attempts)",
-                    worker_total, busy, inside ? "inside" : "outside", r.elapsed_s, attempt + 1);
+      std::snprintf(buf, sizeof buf, "the worker's events say %.6f s of a request the orchestrator saw take %.6f s (%d attempts)",
+                    events, r.elapsed_s, attempt + 1);
       m.reason = buf;
       return false;
     }
@@ -469,34 +578,29 @@ bool evaluator::accept(session& s, measurement& m) {
   return true;
 }
 
+// Every timed run gets wholly fresh inputs (run_seed != 0; 0 repeats the last inputs, for the
+// determinism check), so nothing of an earlier run can be reused.
 bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed,
-                          bool always_verify) {
-  if (run_seed != 0) p.perturb(run_seed, settings_.checks.perturb_count);
+                          const candidate_source& c, bool always_verify) {
+  if (run_seed != 0) p.redraw(run_seed);
   p.stage();
-  double t = 0;
-  if (!run_once(s, p, m, t, true)) return false;
+  double t = 0, claimed = 0;
+  if (!run_once(s, p, m, t, true, &claimed)) return false;
   sample_clock(m);
-  double floor = floor_s(p.size());
-  if (floor > 0 && t < floor / settings_.checks.physics_margin && toolchain_.worker_backend == "cpu") {
-    // A shared node's throughput swings: before calling a run impossible, measure the ceilings
-    // again and keep the best this run has seen.
-    raise_ceilings(measure_bandwidth_gbs(ceilings_.llc_bytes), measure_peak_gflops(false), measure_peak_gflops(true));
-    floor = floor_s(p.size());
+  if (too_fast(p, t, claimed, c, m)) return false;
+  // How this run is judged: by the family's checker when it has one (cheap enough for every run),
+  // else against the reference, on every run or on a share drawn after it ran from the secret stream.
+  const std::uint64_t draw = next_seed();
+  problem::judge how = problem::judge::basic;
+  if (checker_ && &p == timing_problem_.get()) {
+    how = problem::judge::checker;
+  } else {
+    const double fraction = settings_.checks.verify_fraction;
+    if (always_verify || fraction >= 1 || static_cast<double>(draw >> 11) * 0x1.0p-53 < fraction) how = problem::judge::reference;
+    if (how == problem::judge::reference && !p.reference_current()) p.compute_reference(reference_);
   }
-  if (floor > 0 && t < floor / settings_.checks.physics_margin) {
-    m.status = "suspect_too_fast";
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "%.3e s is below the physical floor %.3e s (%.0f%% of roofline) at %s", t, floor,
-                  100 * floor / t, p.describe().c_str());
-    m.reason = buf;
-    return false;
-  }
-  // Whether this run is compared with the reference is drawn after it ran, from the secret stream.
-  const double fraction = settings_.checks.verify_fraction;
-  const bool full = always_verify || fraction >= 1 || static_cast<double>(next_seed() >> 11) * 0x1.0p-53 < fraction;
-  if (full && !p.reference_current()) p.compute_reference(reference_);
-  const verdict v = p.verify(full);
-  if (full) {
+  const verdict v = p.verify(how, checker_, next_seed());
+  if (how != problem::judge::basic) {
     m.rel_error = std::max(m.rel_error, v.rel_error);
     ++m.verified_runs;
   }
@@ -506,6 +610,49 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
     return false;
   }
   times.push_back(t);
+  m.worker_clock_s.push_back(claimed);
+  return true;
+}
+
+// The physical floor. A library baseline is trusted: never rejected for speed, and what it
+// achieves raises the ceilings. Anything else faster than the floor is first given a fresh probe
+// (a shared node's throughput swings), then called suspect_too_fast, naming the ceilings. Both
+// the run's figure and what the worker's own clock claims are held against the floor: on a busy
+// node the orchestrator's clock also holds the time it waited to be scheduled, and an honest
+// worker's clock is never below the floor.
+bool evaluator::too_fast(const problem& p, double figure, double claimed, const candidate_source& c, measurement& m) {
+  const double t = claimed > 0 && std::isfinite(claimed) ? std::min(figure, claimed) : figure;
+  if (!(t > 0)) return false;
+  const bool f32 = family_.compute_type() == families::dtype::float32;
+  if (!c.baseline.empty()) {
+    const double flops = family_.flops(p.size()) / t / 1e9, bytes = family_.bytes(p.size()) / t / 1e9;
+    const double peak = f32 && ceilings_.peak_gflops_f32 > 0 ? ceilings_.peak_gflops_f32 : ceilings_.peak_gflops;
+    if (bytes > ceilings_.bandwidth_gbs || flops > peak) {
+      if (toolchain_.worker_backend == "cpu") reprobe();
+      raise_ceilings(bytes, f32 ? 0 : flops, f32 ? flops : 0, "baseline " + c.baseline + " at " + p.describe());
+    }
+    return false;
+  }
+  auto limit_s = [&] {
+    const auto& cl = ceilings_;
+    const double measured = f32 && cl.peak_gflops_f32 > 0 ? cl.peak_gflops_f32 : cl.peak_gflops;
+    const double hardware = f32 ? cl.hardware_gflops_f32 : cl.hardware_gflops;
+    // The margin never lifts the peak above the hardware's bound (unless a measurement did).
+    double peak = measured * settings_.checks.compute_margin;
+    if (hardware > 0) peak = measured > 0 ? std::min(peak, std::max(hardware, measured)) : hardware;
+    double least = 0;
+    if (cl.bandwidth_gbs > 0) least = std::max(least, family_.bytes(p.size()) / (cl.bandwidth_gbs * settings_.checks.physics_margin * 1e9));
+    if (peak > 0) least = std::max(least, family_.flops(p.size()) / (peak * 1e9));
+    return least;
+  };
+  for (int probe = 0; probe < 3 && t < limit_s(); ++probe) reprobe();
+  const double least = limit_s();
+  if (!(t < least)) return false;
+  m.status = "suspect_too_fast";
+  char buf[300];
+  std::snprintf(buf, sizeof buf, "%.3e s is below the physical floor %.3e s (%.0f%% of roofline) at %s; ", t, least,
+                100 * floor_s(p.size()) / t, p.describe().c_str());
+  m.reason = buf + describe_ceilings();
   return true;
 }
 
@@ -550,6 +697,7 @@ void evaluator::finish_statistics(measurement& m, std::vector<double> times) con
   m.time_spread_s = st.iqr;
   m.floor_s = floor_s(fitness_);
   if (!m.sm_clocks_mhz.empty()) m.sm_clock_mhz = summarize(m.sm_clocks_mhz).median;
+  if (!m.worker_clock_s.empty()) m.worker_clock_median_s = summarize(m.worker_clock_s).median;
 }
 
 measurement evaluator::evaluate(const candidate_source& c) {
@@ -571,12 +719,11 @@ measurement evaluator::evaluate(const candidate_source& c) {
 
   problem& p = *timing_problem_;
   p.fill(next_seed(), 0);
-  p.compute_reference(reference_);
   // Warm-up: two runs on identical inputs, verified, and compared with each other.
   std::vector<double> warm;
-  if (!timed_run(*s, p, m, warm, 0, true)) return done();
+  if (!timed_run(*s, p, m, warm, 0, c, true)) return done();
   const auto first = p.snapshot_outputs();
-  if (!timed_run(*s, p, m, warm, 0, true)) return done();
+  if (!timed_run(*s, p, m, warm, 0, c, true)) return done();
   const double diff = p.max_relative_difference(first);
   if (diff > settings_.checks.determinism_ulps * std::numeric_limits<double>::epsilon()) {
     m.status = "nondeterministic";
@@ -586,14 +733,15 @@ measurement evaluator::evaluate(const candidate_source& c) {
     return done();
   }
   for (int i = 2; i < settings_.timing.warmup; ++i)
-    if (!timed_run(*s, p, m, warm, next_seed())) return done();
+    if (!timed_run(*s, p, m, warm, next_seed(), c)) return done();
 
   // Timed runs: how many is decided by these runs alone, never by the warm-up.
   std::vector<double> times;
+  m.worker_clock_s.clear();
   const auto tt = clock_type::now();
   const auto& tp = settings_.timing;
   while (static_cast<int>(times.size()) < tp.max_repetitions) {
-    if (!timed_run(*s, p, m, times, next_seed())) return done();
+    if (!timed_run(*s, p, m, times, next_seed(), c)) return done();
     if (static_cast<int>(times.size()) < tp.min_repetitions) continue;
     const auto st = summarize(times);
     if (st.iqr <= tp.target_spread * st.median || seconds_since(tt) > tp.time_cap_s) break;
@@ -615,13 +763,13 @@ std::vector<measurement> evaluator::evaluate_interleaved(const std::vector<candi
   }
   problem& p = *timing_problem_;
   p.fill(next_seed(), 0);
-  p.compute_reference(reference_);
   std::vector<double> warm;
   for (std::size_t i = 0; i < cs.size(); ++i)
-    if (sessions[i] && !timed_run(*sessions[i], p, ms[i], warm, next_seed(), true)) sessions[i].reset();
+    if (sessions[i] && !timed_run(*sessions[i], p, ms[i], warm, next_seed(), cs[i], true)) sessions[i].reset();
+  for (auto& mi : ms) mi.worker_clock_s.clear();
   for (int r = 0; r < rounds; ++r)
     for (std::size_t i = 0; i < cs.size(); ++i)
-      if (sessions[i] && !timed_run(*sessions[i], p, ms[i], times[i], next_seed(), true)) sessions[i].reset();
+      if (sessions[i] && !timed_run(*sessions[i], p, ms[i], times[i], next_seed(), cs[i], true)) sessions[i].reset();
   for (std::size_t i = 0; i < cs.size(); ++i) {
     if (ms[i].status == "ok") {
       ms[i].repetitions = static_cast<int>(times[i].size());

@@ -36,18 +36,21 @@ struct timing_policy {
 
 struct check_policy {
   int seeds = 2;                  // fresh input sets per acceptance size
-  double physics_margin = 1.5;    // a run faster than floor / margin is suspect_too_fast
-  // The worker's busy interval (its clock) must lie inside the orchestrator's interval around the
-  // request, and its reported times must fill the busy interval up to abs + rel * busy.
-  double timer_slack_s = 0.0002;
-  double timer_slack_rel = 0.10;
-  double gpu_timer_slack_s = 0.001;  // added on GPUs: synchronisation and event read-back vary more
-  int timer_attempts = 3;         // a disagreement must persist this many runs to be a verdict
+  // A run faster than the floor is suspect_too_fast: below bytes / (bandwidth x physics_margin)
+  // or flops / (peak x compute_margin), the peak never above the hardware bound. Measured
+  // ceilings are raised by anything trusted that beats them (a re-probe, a library baseline).
+  double physics_margin = 1.5;    // memory traffic: a probe sees less than a tuned kernel can
+  double compute_margin = 1.1;    // arithmetic: a tuned BLAS is close to the machine's peak
+  // GPUs: the device's events are believed down to this share below the orchestrator's own clock
+  // (its interval around the run, less the calibrated empty run); a time the worker reports below
+  // that is replaced by it. CPUs use the orchestrator's clock alone.
+  double gpu_timer_slack_rel = 0.02;
+  int timer_attempts = 3;         // a worker clock beyond the orchestrator's must persist this often
   double determinism_ulps = 64;   // identical runs may differ by this many ulps of the output scale
-  std::int64_t perturb_count = 4096;  // input elements redrawn before each timed run
   // Share of timed runs (after the two warm-up runs, which always are) compared with the
   // reference, drawn in secret after each run. The others still get every check that needs no
-  // reference: inputs unchanged, every output written, no NaN/Inf, the physical floor.
+  // reference: inputs unchanged, every output written, no NaN/Inf, the physical floor. A family
+  // with a checker (glp_check) has every timed run checked by it instead.
   double verify_fraction = 1.0;
 };
 
@@ -95,6 +98,10 @@ struct measurement {
   double energy_j = 0.0 / 0.0, power_w = 0.0 / 0.0, sm_clock_mhz = 0.0 / 0.0;  // NaN: not measured
   int throttled_runs = 0;
   std::vector<double> sm_clocks_mhz;  // after each timed run (NVML)
+  // What the worker's own clock (the device's events on GPUs) said of the timed runs: never the
+  // figure, kept to show how far it is from the orchestrator's (docs/threat-model.md).
+  std::vector<double> worker_clock_s;
+  double worker_clock_median_s = 0.0 / 0.0;
   double roofline_fraction() const { return status == "ok" && time_median_s > 0 ? floor_s / time_median_s : 0.0 / 0.0; }
 };
 
@@ -104,11 +111,19 @@ struct candidate_source {
   std::map<std::string, std::string> params;          // -DGLP_<name>=<value>
   std::vector<std::string> flags;                     // compile flags
   std::vector<std::string> libs;
+  // A family's shipped baseline (trusted code): never rejected for speed; when it beats a
+  // ceiling, the ceiling is raised to what it achieved.
+  std::string baseline;
 };
 
-// A family's template (with parameter values) or baseline, built with its own flags and libs.
+// A family's template (with parameter values), built with its own flags and libs.
 inline candidate_source candidate_from(const families::source_spec& s, std::map<std::string, std::string> params = {}) {
-  return candidate_source{s.source, "", std::move(params), s.flags, s.libs};
+  return candidate_source{s.source, "", std::move(params), s.flags, s.libs, ""};
+}
+inline candidate_source baseline_from(const families::source_spec& s) {
+  auto c = candidate_from(s);
+  c.baseline = s.name.empty() ? s.source.stem().string() : s.name;
+  return c;
 }
 
 class evaluator {
@@ -133,11 +148,15 @@ class evaluator {
 
   const families::family& family() const { return family_; }
   const builder& compiler() const { return builder_; }
+  // How c is built (compiler, flags, defines, include folders), for a build on its own.
+  build_request build_request_for(const candidate_source& c) const;
   double floor_s(const families::sizes& s) const;
   const ceilings& machine() const { return ceilings_; }    // what floors are computed from
   const ceilings& measured() const { return measured_; }  // what this process measured itself
   // Floors use the best of these and what was measured (other islands' probes, say).
-  void raise_ceilings(double bandwidth_gbs, double peak_gflops, double peak_gflops_f32);
+  void raise_ceilings(double bandwidth_gbs, double peak_gflops, double peak_gflops_f32, const std::string& source);
+  // The ceilings and where each came from, in one line (for messages and the results file).
+  std::string describe_ceilings() const;
   const families::sizes& fitness_size() const { return fitness_; }
   std::string fitness_description() const { return timing_problem_->describe(); }
 
@@ -149,13 +168,18 @@ class evaluator {
                                 std::vector<std::string> launcher = {}, bool profiled = false);
   bool accept(session& s, measurement& m);
   bool timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed,
-                 bool always_verify = false);
+                 const candidate_source& c, bool always_verify = false);
   void sample_clock(measurement& m);
   void measure_energy(session& s, problem& p, measurement& m);
-  build_request build_request_for(const candidate_source& c) const;
   build_result build(const candidate_source& c);
   std::unique_ptr<session> start_worker(std::vector<std::string> launcher = {}, bool profiled = false);
-  bool run_once(session& s, problem& p, measurement& m, double& time_s, bool flush);
+  // time_s: the run's figure; worker_s: what the worker's own clock claims (for the floor only).
+  bool run_once(session& s, problem& p, measurement& m, double& time_s, bool flush, double* worker_s = nullptr);
+  bool calibrate(session& s, measurement& m);
+  bool leaked_threads(session& s, measurement& m);
+  bool too_fast(const problem& p, double t, double claimed, const candidate_source& c, measurement& m);
+  void reprobe();
+  check_fn checker_ = nullptr;  // the family's glp_check, when its reference exports one
   bool request(session& s, protocol::request_kind kind, const protocol::request* args, measurement& m);
   void probe_device();
   std::uint64_t next_seed();

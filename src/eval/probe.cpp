@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -126,6 +128,60 @@ std::string cpu_isa_summary() {
     return out;
   }
   return "";
+}
+
+hardware_bound cpu_hardware_bound(int cores) {
+  hardware_bound h;
+  int lanes64 = 1;
+  std::ifstream info("/proc/cpuinfo");
+  double mhz = 0;
+  std::string isa = "scalar";
+  for (std::string line; std::getline(info, line);) {
+    if (line.rfind("cpu MHz", 0) == 0) mhz = std::max(mhz, std::atof(line.substr(line.find(':') + 1).c_str()));
+    if (line.rfind("flags", 0) != 0 || lanes64 > 1) continue;
+    const std::string flags = " " + line.substr(line.find(':') + 1) + " ";
+    if (flags.find(" avx512f ") != std::string::npos) lanes64 = 8, isa = "avx512f";
+    else if (flags.find(" avx ") != std::string::npos) lanes64 = 4, isa = "avx";
+    else if (flags.find(" sse2 ") != std::string::npos) lanes64 = 2, isa = "sse2";
+  }
+  double ghz = 0;
+  std::string clock_from;
+  for (int c = 0; c < 4096; ++c) {
+    std::ifstream f("/sys/devices/system/cpu/cpu" + std::to_string(c) + "/cpufreq/cpuinfo_max_freq");
+    double khz = 0;
+    if (!(f >> khz)) break;
+    ghz = std::max(ghz, khz / 1e6);
+    clock_from = "cpuinfo_max_freq";
+  }
+  if (ghz <= 0 && mhz > 0) {
+    ghz = 2.5 * mhz / 1e3;
+    clock_from = "2.5 x cpu MHz";
+  }
+  if (ghz <= 0 || cores <= 0) return h;
+  const double per_cycle = 2.0 * lanes64 * 2.0;  // FMA pipes x lanes x (multiply + add)
+  h.gflops = cores * per_cycle * ghz;
+  h.gflops_f32 = 2 * h.gflops;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "hardware: %d cores x %.0f float64 flops/cycle (%s, 2 FMA pipes) x %.2f GHz (%s)", cores,
+                per_cycle, isa.c_str(), ghz, clock_from.c_str());
+  h.description = buf;
+  return h;
+}
+
+ceilings machine_probe::limits() const {
+  ceilings c;
+  c.bandwidth_gbs = bandwidth_gbs;
+  c.peak_gflops = peak_gflops;
+  c.peak_gflops_f32 = peak_gflops_f32;
+  c.llc_bytes = llc_bytes;
+  c.bandwidth_source = "STREAM-like probe at start";
+  c.peak_source = "dgemm probe at start";
+  c.peak_f32_source = "sgemm probe at start";
+  const auto hw = cpu_hardware_bound(cores);
+  c.hardware_gflops = hw.gflops;
+  c.hardware_gflops_f32 = hw.gflops_f32;
+  c.hardware_source = hw.description;
+  return c;
 }
 
 machine_probe probe_machine() {

@@ -8,12 +8,28 @@
 
 namespace galapagos::eval {
 
-struct ceilings {  // the node's measured limits, for the roofline floor
+// The node's limits, for the roofline floor. Measured ones are never below what anything
+// measured on the node achieved: a later probe or a library baseline that does better raises
+// them, and each says where it came from. The hardware bound is what the processor's own
+// description allows (cores x vector width x FMA pipes x clock); nothing can beat it.
+struct ceilings {
   double bandwidth_gbs = 0;
   double peak_gflops = 0;      // float64
   double peak_gflops_f32 = 0;  // float32; 0: use peak_gflops
   std::size_t llc_bytes = 32u << 20;
+  std::string bandwidth_source = "probe", peak_source = "probe", peak_f32_source = "probe";
+  double hardware_gflops = 0, hardware_gflops_f32 = 0;  // 0: unknown
+  std::string hardware_source;
 };
+
+// The processor's arithmetic bound from its description: online cores x FMA pipes (2, the most
+// any x86 core has) x vector lanes (from the ISA flags) x 2 flops x the highest clock it reports
+// (cpufreq's maximum; without cpufreq, 2.5 x the current clock, above every boost seen).
+struct hardware_bound {
+  double gflops = 0, gflops_f32 = 0;
+  std::string description;
+};
+hardware_bound cpu_hardware_bound(int cores);
 
 struct machine_probe {
   std::string host;
@@ -23,7 +39,7 @@ struct machine_probe {
   double bandwidth_gbs = 0;
   double peak_gflops = 0;      // OpenBLAS dgemm
   double peak_gflops_f32 = 0;  // OpenBLAS sgemm
-  ceilings limits() const { return {bandwidth_gbs, peak_gflops, peak_gflops_f32, llc_bytes}; }
+  ceilings limits() const;
 };
 
 std::size_t last_level_cache_bytes();

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "eval/arena.hpp"
+#include "eval/reference_runner.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
@@ -109,8 +110,6 @@ std::string problem::describe() const {
 
 void problem::fill(std::uint64_t seed, int distribution) {
   reference_current_ = false;
-  arena_inputs_verified_ = false;
-  redrawn_.clear();
   ++instance_;
   if (generator_ && generator_->generate) {
     std::vector<glp_arg> args;
@@ -120,6 +119,15 @@ void problem::fill(std::uint64_t seed, int distribution) {
     if (generator_->generate(spec_.c_str(), args.data(), static_cast<int>(args.size()), sizes_.data(), seed, distribution) != 0)
       throw error(family_.generator_source.string(), "cannot generate '" + describe() + "': " + generator_->error());
   }
+  draw_inputs(seed, distribution);
+}
+
+void problem::redraw(std::uint64_t seed) {
+  reference_current_ = false;
+  draw_inputs(util::mix64(seed ^ 0x7265647261770000ull), static_cast<int>(seed % 1024));
+}
+
+void problem::draw_inputs(std::uint64_t seed, int distribution) {
   for (std::size_t k = 0; k < slots_.size(); ++k) {
     auto& sl = slots_[k];
     if (sl.input.empty() || sl.spec->generated) continue;
@@ -130,22 +138,6 @@ void problem::fill(std::uint64_t seed, int distribution) {
     const dtype t = sl.spec->type;
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < sl.count; ++i) store(t, p, i, util::mix64(base + static_cast<std::uint64_t>(i)), dist);
-  }
-}
-
-void problem::perturb(std::uint64_t seed, std::int64_t count) {
-  reference_current_ = false;
-  for (std::size_t k = 0; k < slots_.size(); ++k) {
-    auto& sl = slots_[k];
-    if (sl.input.empty() || sl.count == 0 || sl.spec->generated) continue;
-    std::uint64_t h = util::mix64(seed ^ util::mix64(1000 + k));
-    const std::string& dist = sl.spec->distributions[seed % sl.spec->distributions.size()];
-    for (std::int64_t j = 0; j < std::min(count, sl.count); ++j) {
-      h = util::mix64(h);
-      const auto i = static_cast<std::int64_t>(h % static_cast<std::uint64_t>(sl.count));
-      store(sl.spec->type, sl.input.data(), i, util::mix64(h ^ 0x5bd1e995), dist);
-      redrawn_.emplace_back(k, i);
-    }
   }
 }
 
@@ -161,27 +153,17 @@ void problem::compute_reference(reference_fn ref) {
     }
     args.push_back(glp_arg{data, sl.count, static_cast<std::int32_t>(sl.spec->type), static_cast<std::int32_t>(sl.spec->direction)});
   }
-  const int rc = ref(args.data(), static_cast<int>(args.size()), sizes_.data());
+  const int rc = run_reference(family_, ref, args, sizes_.data(), describe());  // in a child: a crash or hang is an error
   if (rc != 0) throw error(family_.reference_source.string(), "reference returned " + std::to_string(rc) + " at " + describe());
   reference_current_ = true;
 }
 
 void problem::stage() {
-  if (arena_inputs_verified_) {
-    for (const auto& [k, i] : redrawn_) {
-      const auto& sl = slots_[k];
-      const std::size_t w = families::dtype_bytes(sl.spec->type);
-      std::memcpy(arena_.data() + sl.offset + static_cast<std::size_t>(i) * w, sl.input.data() + static_cast<std::size_t>(i) * w, w);
-    }
-  }
   for (auto& sl : slots_) {
     std::byte* dst = arena_.data() + sl.offset;
     if (sl.input.empty()) poison(sl.spec->type, dst, sl.count);
-    // inout arguments hold the last run's output: always restore their input values.
-    else if (!arena_inputs_verified_ || sl.spec->direction == intent::inout) std::memcpy(dst, sl.input.data(), sl.input.size());
+    else std::memcpy(dst, sl.input.data(), sl.input.size());
   }
-  redrawn_.clear();
-  arena_inputs_verified_ = false;  // until the next verify() finds them untouched
 }
 
 namespace {
@@ -200,8 +182,9 @@ bool same_bytes(const std::byte* a, const std::byte* b, std::size_t n) {
 
 }  // namespace
 
-verdict problem::verify(bool against_reference) {
+verdict problem::verify(judge how, check_fn checker, std::uint64_t check_seed) {
   verdict v;
+  const bool against_reference = how == judge::reference;
   for (const auto& sl : slots_) {
     const std::byte* got = arena_.data() + sl.offset;
     if (sl.spec->direction == intent::in) {
@@ -245,7 +228,24 @@ verdict problem::verify(bool against_reference) {
       return v;
     }
   }
-  arena_inputs_verified_ = true;
+  if (how == judge::checker && checker) {
+    std::vector<glp_arg> inputs, outputs;
+    for (auto& sl : slots_) {
+      const auto type = static_cast<std::int32_t>(sl.spec->type), dir = static_cast<std::int32_t>(sl.spec->direction);
+      inputs.push_back(glp_arg{sl.input.empty() ? nullptr : sl.input.data(), sl.count, type, dir});
+      outputs.push_back(glp_arg{sl.spec->direction == intent::in ? nullptr : arena_.data() + sl.offset, sl.count, type, dir});
+    }
+    double rel = 0;
+    if (checker(inputs.data(), outputs.data(), static_cast<int>(slots_.size()), sizes_.data(), check_seed, &rel) != 0)
+      throw error(family_.reference_source.string(), "the checker (glp_check) could not judge " + describe());
+    v.rel_error = rel;
+    if (!(rel <= family_.tolerance)) {
+      v.status = "wrong_result";
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "relative error %.3e > tolerance %.1e (the family's checker)", rel, family_.tolerance);
+      v.reason = std::string("outputs: ") + buf + " at " + describe();
+    }
+  }
   return v;
 }
 
@@ -268,9 +268,11 @@ double problem::max_relative_difference(const std::vector<std::vector<std::byte>
     const std::byte* before = snapshot[k++].data();
     const dtype t = sl.spec->type;
     double diff = 0, scale = 0;
+    const std::byte* scale_of = reference_current_ ? sl.expected.data() : before;
 #pragma omp parallel for reduction(max : diff, scale) schedule(static)
     for (std::int64_t i = 0; i < sl.count; ++i) {
-      scale = std::max(scale, std::abs(value_at(t, sl.expected.data(), i)));
+      const double ref = value_at(t, scale_of, i);
+      if (std::isfinite(ref)) scale = std::max(scale, std::abs(ref));
       const double a = value_at(t, now, i), b = value_at(t, before, i);
       const double d = (std::isnan(a) || std::isnan(b)) ? (std::isnan(a) == std::isnan(b) ? 0.0 : INFINITY) : std::abs(a - b);
       diff = std::max(diff, d);

@@ -16,6 +16,14 @@ namespace galapagos::eval {
 
 class arena;
 using reference_fn = int (*)(const glp_arg*, int, const std::int64_t*);
+// A family's optional checker (glp_check, beside glp_reference): decides from the inputs and a
+// candidate's outputs, far faster than the reference computes them, whether the outputs are right
+// (e.g. Freivalds' test for a matrix product: O(n^2) against O(n^3)). `seed` is secret and drawn
+// after the run; *rel_error gets the error on the family's tolerance scale. Returns 0 when it could
+// judge. inputs[i].data is the private copy of an in/inout argument (null for out), outputs[i].data
+// the candidate's result of an out/inout argument (null for in).
+using check_fn = int (*)(const glp_arg* inputs, const glp_arg* outputs, int nargs, const std::int64_t* sizes,
+                         std::uint64_t seed, double* rel_error);
 
 // A family's trusted input generator (optional): problem specs to sizes, and inputs for the
 // arguments marked generated = true (matrix structures, ...).
@@ -44,18 +52,19 @@ class problem {
   // Fresh inputs from a seed: generated arguments from the generator, the others drawn from
   // their distributions[distribution % n]. Starts a new problem instance.
   void fill(std::uint64_t seed, int distribution);
-  // Redraws `count` elements at random positions of every input that is not generated
-  // (inputs change between runs; a candidate's setup for the instance stays valid).
-  void perturb(std::uint64_t seed, std::int64_t count);
+  // Redraws every element of every input that is not generated (matrix structures stay: a
+  // candidate's setup for the instance stays valid), so that no timed run can reuse anything of
+  // an earlier one.
+  void redraw(std::uint64_t seed);
   void compute_reference(reference_fn ref);
   bool reference_current() const { return reference_current_; }  // no fill or perturb since
-  // Puts the inputs into the arena and fills every out element with the poison pattern. When
-  // the arena's inputs were verified identical after the last run, only the elements redrawn
-  // since are copied.
+  // Puts the inputs into the arena and fills every out element with the poison pattern.
   void stage();
-  // Checks the arena after a run. Without the reference (a timed run not drawn for the full
-  // check), only what needs no reference: inputs unchanged, every output written, no NaN/Inf.
-  verdict verify(bool against_reference = true);
+  // How a run's outputs are judged: against the reference (compute_reference first), by the
+  // family's checker, or only by what needs neither (inputs unchanged, every output written, no
+  // NaN/Inf), which every judgement includes.
+  enum class judge { reference, checker, basic };
+  verdict verify(judge how = judge::reference, check_fn checker = nullptr, std::uint64_t check_seed = 0);
   // Largest difference between the arena's outputs now and `snapshot`, relative to the
   // reference scale (for the determinism check).
   std::vector<std::vector<std::byte>> snapshot_outputs() const;
@@ -83,9 +92,8 @@ class problem {
   const generator_fns* generator_;
   std::uint64_t instance_ = 0;
   std::vector<slot> slots_;
-  std::vector<std::pair<std::size_t, std::int64_t>> redrawn_;  // (slot, element) since the last stage
-  bool arena_inputs_verified_ = false;
   bool reference_current_ = false;
+  void draw_inputs(std::uint64_t seed, int distribution);
   double bytes_, flops_;
 };
 

@@ -17,7 +17,11 @@ inline constexpr int message_bytes = 512;
 
 // A timed run is: stage (arena -> device), flush, run, collect (device -> arena). On the CPU
 // stage and collect do nothing: the kernel works on the arena in place.
-enum class request_kind : std::uint32_t { load = 1, run = 2, flush = 3, quit = 4, ping = 5, stage = 6, collect = 7, probe = 8 };
+// preload loads the libraries a candidate links (their own threads start then), load the
+// candidate itself: the orchestrator counts the worker's threads in between.
+enum class request_kind : std::uint32_t {
+  load = 1, run = 2, flush = 3, quit = 4, ping = 5, stage = 6, collect = 7, probe = 8, preload = 9
+};
 
 struct arg_slot {
   std::uint64_t offset;  // byte offset in the arena
@@ -28,6 +32,11 @@ struct arg_slot {
 
 inline constexpr std::int32_t run_setup_first = 1;  // run: call glp_setup (if exported) first
 inline constexpr std::int32_t run_profiled = 2;     // run: inside the profiler's capture range
+inline constexpr std::int32_t run_setup_only = 4;   // run: call glp_setup (if exported) and nothing else
+// run: time an empty function through the same path as the entry point (the device's events and
+// synchronisation included). Before a candidate is loaded, the orchestrator calibrates with it
+// what its own clock adds to a run.
+inline constexpr std::int32_t run_empty = 8;
 
 struct request {
   std::uint32_t magic_value;
@@ -60,7 +69,9 @@ struct reply {
   std::uint64_t nonce;
   reply_status status;
   std::int32_t kernel_rc;
-  double time_s;             // run: the worker's clock around the entry point (all repeats)
+  // run: the worker's clock around the entry point (all repeats). On GPUs its device events; never
+  // believed beyond the orchestrator's own clock (docs/threat-model.md).
+  double time_s;
   double setup_time_s;       // run: around glp_setup, when it was called
   std::int32_t extra_threads;
   double ceilings[3];        // probe: bandwidth GB/s, float64 and float32 GFLOP/s

@@ -42,7 +42,8 @@ std::filesystem::path default_worker_executable() {
 }
 
 worker_process::worker_process(const worker_options& opt, const arena& shared)
-    : next_nonce_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)) {
+    : freezes_(opt.launcher.empty()),
+      next_nonce_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)) {
   if (!std::filesystem::exists(opt.executable))
     throw error(opt.executable.string(), "worker executable not found (build the galapagos-worker target)");
   std::filesystem::create_directories(opt.scratch_root);
@@ -117,8 +118,45 @@ worker_process::~worker_process() {
   std::filesystem::remove_all(scratch_, ec);
 }
 
+void worker_process::freeze() {
+  if (!freezes_ || pid_ <= 0 || frozen_) return;
+  if (kill(pid_, SIGSTOP) != 0) return;
+  for (;;) {
+    int st = 0;
+    const pid_t r = waitpid(pid_, &st, WUNTRACED);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == pid_ && WIFSTOPPED(st)) {
+      frozen_ = true;
+      return;
+    }
+    if (r == pid_ && (WIFEXITED(st) || WIFSIGNALED(st))) {
+      // It ended right after replying: the reply stands, the next request finds no worker.
+      kill(-pid_, SIGKILL);
+      pid_ = -1;
+    }
+    return;
+  }
+}
+
+void worker_process::thaw() {
+  if (!frozen_ || pid_ <= 0) return;
+  frozen_ = false;
+  kill(pid_, SIGCONT);
+}
+
+int worker_process::thread_count() const {
+  if (pid_ <= 0) return -1;
+  std::error_code ec;
+  int n = 0;
+  for (std::filesystem::directory_iterator it("/proc/" + std::to_string(pid_) + "/task", ec), end; !ec && it != end;
+       it.increment(ec))
+    ++n;
+  return ec ? -1 : n;
+}
+
 void worker_process::kill_and_reap(call_result& out, bool timed_out) {
   if (pid_ <= 0) return;
+  frozen_ = false;
   kill(-pid_, SIGKILL);  // the worker leads its own process group
   int st = 0;
   while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
@@ -156,6 +194,7 @@ call_result worker_process::call(protocol::request q, double timeout_s) {
   }
   q.magic_value = protocol::magic;
   q.nonce = next_nonce_++;
+  thaw();
   const auto t0 = std::chrono::steady_clock::now();
   out.sent_at_s = std::chrono::duration<double>(t0.time_since_epoch()).count();
   if (write(socket_, &q, sizeof q) != static_cast<ssize_t>(sizeof q)) {
@@ -189,6 +228,8 @@ call_result worker_process::call(protocol::request q, double timeout_s) {
       break;
     }
     r.message[protocol::message_bytes - 1] = '\0';
+    if (q.kind != protocol::request_kind::quit) freeze();
+    out.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.replied = true;
     out.reply = r;
     return out;

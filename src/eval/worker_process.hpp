@@ -35,7 +35,9 @@ struct call_result {
   protocol::reply reply{};
   std::string status;  // when !replied: timeout, crash, sandbox_violation, protocol_error
   std::string reason;
-  double elapsed_s = 0;  // the orchestrator's clock around the request
+  // The orchestrator's clock from sending the request until the worker was frozen after its
+  // reply (or, for a worker started under a launcher, until the reply arrived).
+  double elapsed_s = 0;
   double sent_at_s = 0;  // steady clock when the request was sent
 };
 
@@ -46,7 +48,15 @@ class worker_process {
   worker_process& operator=(const worker_process&) = delete;
   ~worker_process();  // kills the process group, reaps it, removes the scratch folder
 
+  // Sends one request and waits for its reply. A worker started directly is frozen (SIGSTOP,
+  // confirmed by waitpid) the moment its reply arrives, and continued only when the next request
+  // is sent: nothing of a candidate runs between a reply and the orchestrator's checks of the
+  // shared arena, and whatever it did before it was frozen lies inside elapsed_s.
   call_result call(protocol::request q, double timeout_s);
+  // Threads of the worker process now, read by the orchestrator from /proc (-1: unknown). While
+  // the worker is frozen the count cannot change except by threads that finish exiting.
+  int thread_count() const;
+  bool frozen() const { return frozen_; }
   // Asks the worker to quit and waits up to timeout_s for its process (or the launcher that
   // started it) to exit on its own; true when it exited with status 0. Killed otherwise.
   bool finish(double timeout_s);
@@ -54,7 +64,11 @@ class worker_process {
 
  private:
   void kill_and_reap(call_result& out, bool timed_out);
+  void freeze();
+  void thaw();
   int socket_ = -1;
+  bool freezes_ = true;   // false under a launcher: the worker is not our child
+  bool frozen_ = false;
   pid_t pid_ = -1;
   std::uint64_t next_nonce_;
   std::filesystem::path scratch_;
