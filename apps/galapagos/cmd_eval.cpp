@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "eval/evaluator.hpp"
+#include "eval/reference_runner.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
 #include "util/error.hpp"
@@ -46,9 +47,11 @@ int eval_command(const std::vector<std::string>& args) {
     const std::string backend = vm["backend"].as<std::string>();
     eval::eval_settings settings;
     std::vector<std::filesystem::path> path;
+    double reference_timeout_s = 0;  // automatic
     if (vm.count("config")) {
       const auto cfg = archipelago::load_run_config(vm["config"].as<std::string>());
       settings = cfg.eval;
+      reference_timeout_s = cfg.reference_timeout_s;
       path = cfg.kernel_paths;
     }
     if (vm.count("size")) settings.fitness_size = vm["size"].as<std::string>();
@@ -67,6 +70,7 @@ int eval_command(const std::vector<std::string>& args) {
         if (eq == std::string::npos || eq == 0) throw error("--param " + kv, "expected K=V");
         c.params[kv.substr(0, eq)] = kv.substr(eq + 1);
       }
+    eval::set_reference_time_limit(settings.timeout_s, reference_timeout_s);
     const auto probe = eval::probe_machine();
     std::random_device rd;
     eval::evaluator ev(fam, backend, settings, probe.limits(),

@@ -1,5 +1,6 @@
 // galapagos space FAMILY --backend B: the size of a family's parameter space, its constraints and
 // a sample of valid points, to size a job before spending machine hours on it.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
@@ -59,9 +60,12 @@ int space_command(const std::vector<std::string>& args) {
       }
       valid = product * hits / estimate_draws;
     }
+    // No more sample points than there are valid points (each line is one draw).
+    const int requested = vm["sample"].as<int>();
+    const int wanted = static_cast<int>(std::min<double>(requested, std::floor(valid)));
     std::vector<std::string> sample;
     if (valid > 0)
-      for (int k = 0; k < vm["sample"].as<int>(); ++k)
+      for (int k = 0; k < wanted; ++k)
         if (const auto g = space.sample(r, 100000)) sample.push_back(space.to_json(*g));
 
     if (vm.count("json")) {
@@ -72,6 +76,7 @@ int space_command(const std::vector<std::string>& args) {
       j["constraints"] = nlohmann::json::array();
       for (const auto& c : b.constraints) j["constraints"].push_back(c->text());
       j["sample"] = nlohmann::json::array();
+      j["sample_requested"] = requested;
       for (const auto& s : sample) j["sample"].push_back(nlohmann::json::parse(s));
       j["baselines"] = nlohmann::json::array();
       for (const auto& bl : b.baselines) j["baselines"].push_back(bl.name);
@@ -101,6 +106,7 @@ int space_command(const std::vector<std::string>& args) {
     std::printf("\nsample of %zu valid points (seed %llu):\n", sample.size(),
                 static_cast<unsigned long long>(vm["seed"].as<std::uint64_t>()));
     for (const auto& s : sample) std::printf("  %s\n", s.c_str());
+    if (wanted < requested) std::printf("  (--sample %d capped at the %d valid points)\n", requested, wanted);
     std::printf("\na search evaluates at most islands x [search] budget points (a genome is never evaluated twice "
                 "on an island)\n");
   } catch (const std::exception& e) {

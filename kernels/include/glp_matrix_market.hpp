@@ -33,8 +33,9 @@
 //     '+' accepted; NaN and infinities are rejected. integer values: an optional sign and
 //     digits only, within int64 (stored as double, exact up to 2^53).
 //   * the result is CSR with every row sorted by column, indices 0-based, row_ptr of nrows+1
-//     int64 offsets. More than options::max_rows rows (default 2^31-1) is an error, so that a
-//     corrupt size line cannot make the reader allocate terabytes.
+//     int64 offsets. More than options::max_rows rows (default 2^31-1) is an error, and so are
+//     more declared entries than the file could hold (4 bytes each), so that a corrupt size
+//     line cannot make the reader allocate terabytes.
 //
 // Every error is a glp::mm::error whose what() is one line:
 //   "<file>: line <n>: <problem>"       (or "<file>: <problem>" when no line applies)
@@ -116,6 +117,10 @@ struct options {
   // exhaust memory before any entry is read: more rows than this are an error. The default is
   // above every matrix of the SuiteSparse collection.
   std::int64_t max_rows = (std::int64_t{1} << 31) - 1;
+  // The input's size in bytes when known (read(path) sets it): a size line declaring more entries
+  // than input_bytes / 4 is an error before anything is allocated, since an entry line takes at
+  // least 4 bytes ("i j\n"). -1: unknown.
+  std::int64_t input_bytes = -1;
 };
 
 // CSR, 0-based, rows sorted by column, no duplicate positions.
@@ -311,6 +316,9 @@ inline csr read(std::istream& in, const std::string& name, const options& opt = 
   if (h.nrows > opt.max_rows)
     throw error(name, size_line, "wrong size line: " + std::to_string(h.nrows) + " rows exceed the reader's limit of " +
                                      std::to_string(opt.max_rows) + " (options::max_rows)");
+  if (opt.input_bytes >= 0 && h.entries > opt.input_bytes / 4)
+    throw error(name, size_line, "wrong size line: " + std::to_string(h.entries) + " entries declared, but the file holds only " +
+                                     std::to_string(opt.input_bytes) + " bytes (an entry line takes at least 4)");
   const bool pattern = h.value_field == field::pattern;
   const bool expand = h.symmetry_kind != symmetry::general;
   const bool skew = h.symmetry_kind == symmetry::skew_symmetric;
@@ -427,7 +435,13 @@ inline csr read(std::istream& in, const std::string& name, const options& opt = 
 inline csr read(const std::string& path, const options& opt = {}) {
   std::ifstream in(path, std::ios::in | std::ios::binary);
   if (!in) throw error(path, 0, "cannot open the file for reading");
-  return read(in, path, opt);
+  options sized = opt;
+  if (in.seekg(0, std::ios::end)) {
+    sized.input_bytes = static_cast<std::int64_t>(in.tellg());
+    in.seekg(0, std::ios::beg);
+  }
+  in.clear();
+  return read(in, path, sized);
 }
 
 // Reads only the banner and the size line of a file.

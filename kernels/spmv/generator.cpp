@@ -29,7 +29,10 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <fstream>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -148,11 +151,50 @@ parsed_spec parse_spec(const std::string& text) {
 constexpr std::int64_t max_index = std::numeric_limits<std::int32_t>::max();  // col_idx is int32
 constexpr std::int64_t max_nnz = std::int64_t{1} << 34;                       // 16 G entries: sanity
 
+// Bytes this process can still allocate: /proc/meminfo's MemAvailable (else the physical
+// memory), and no more than RLIMIT_AS leaves beside what the process has mapped already.
+double memory_available() {
+  double avail = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);) {
+    long long kb = 0;
+    if (std::sscanf(line.c_str(), "MemAvailable: %lld kB", &kb) == 1) avail = 1024.0 * static_cast<double>(kb);
+  }
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    double mapped = 0;
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+      long long kb = 0;
+      if (std::sscanf(line.c_str(), "VmSize: %lld kB", &kb) == 1) mapped = 1024.0 * static_cast<double>(kb);
+    }
+    avail = std::min(avail, static_cast<double>(as.rlim_cur) - mapped);
+  }
+  return avail;
+}
+
+// galapagos holds a problem's arguments about three times (the shared arena, its private copy of
+// the inputs, the expected outputs) beside the structure cached here; `extra`: what building the
+// structure needs on top (a Matrix Market file's entries while they are sorted). A problem that
+// cannot fit is refused before anything is allocated, with a message instead of std::bad_alloc.
+std::string memory_problem(std::int64_t nrows, std::int64_t ncols, std::int64_t nnz, double extra) {
+  const double args = 8.0 * static_cast<double>(nrows + 1) + 12.0 * static_cast<double>(nnz) + 8.0 * static_cast<double>(ncols) +
+                      8.0 * static_cast<double>(nrows);
+  const double need = 3 * args + extra, avail = memory_available();
+  if (need <= avail) return {};
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "a %lld x %lld matrix with %lld entries needs about %.3g GB of memory, more than the %.3g GB available",
+                static_cast<long long>(nrows), static_cast<long long>(ncols), static_cast<long long>(nnz), need / 1e9, avail / 1e9);
+  return buf;
+}
+
 void check_dims(parsed_spec& p, std::int64_t nrows, std::int64_t ncols, std::int64_t nnz_bound) {
   if (nrows < 1 || ncols < 1) p.fail("the matrix would be empty");
   if (ncols > max_index) p.fail("ncols = " + std::to_string(ncols) + " exceeds the int32 column index range");
   if (nrows > max_index) p.fail("nrows = " + std::to_string(nrows) + " is more than 2^31-1 rows");
   if (nnz_bound > max_nnz) p.fail("too many nonzeros (" + std::to_string(nnz_bound) + ")");
+  const std::string memory = memory_problem(nrows, ncols, nnz_bound, 0);
+  if (!memory.empty()) p.fail(memory);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -326,6 +368,15 @@ structure make_powerlaw(parsed_spec& p) {
 
 structure make_mtx(const std::string& spec, const std::string& path) {
   if (path.empty()) throw spec_error("problem '" + spec + "': mtx: needs a file path, e.g. mtx:/data/matrix.mtx");
+  // The size line first: sizes the file cannot hold, or memory cannot, are refused before reading.
+  const glp::mm::header h = glp::mm::read_header(path);  // glp::mm::error carries "<file>: line <n>: <problem>"
+  if (h.nrows > max_index) throw spec_error(path + ": " + std::to_string(h.nrows) + " rows: more than 2^31-1");
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && h.entries <= st.st_size / 4) {  // else read() says the file is too short
+    const std::int64_t stored = h.entries * (h.symmetry_kind == glp::mm::symmetry::general ? 1 : 2);
+    const std::string memory = memory_problem(h.nrows, h.ncols, stored, 48.0 * static_cast<double>(stored));
+    if (!memory.empty()) throw spec_error(path + ": " + memory);
+  }
   glp::mm::csr m = glp::mm::read(path);  // glp::mm::error carries "<file>: line <n>: <problem>"
   if (m.nrows < 1 || m.ncols < 1) throw spec_error(path + ": the matrix is " + std::to_string(m.nrows) + " x " + std::to_string(m.ncols) + "; spmv needs at least one row and one column");
   if (m.nnz() < 1) throw spec_error(path + ": the matrix has no stored entries; spmv needs at least one");

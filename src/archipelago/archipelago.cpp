@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "archipelago/channels.hpp"
@@ -982,6 +983,22 @@ std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
   return s;
 }
 
+// A template that does not compile is found before the search starts, not after it has spent
+// the budget on compile errors: it is built at one valid point (from the cache when built before).
+void check_template_builds(const setup& s) {
+  const auto& tmpl = s.family.backend(s.config.backend).tmpl;
+  core::rng pick(s.config.seed);
+  const auto g = s.space->sample(pick, 100000);
+  if (!g) return;
+  const auto built = s.evaluator->compiler().build(s.evaluator->build_request_for(eval::candidate_from(tmpl, s.space->values(*g))));
+  if (built.ok || built.killed) return;
+  std::string line;  // the compiler's first error line
+  std::istringstream log(built.log);
+  for (std::string l; std::getline(log, l);)
+    if (line.empty() || (l.find("error") != std::string::npos && line.find("error") == std::string::npos)) line = l;
+  throw error(tmpl.source.string(), "the template does not compile at " + s.space->to_json(*g) + ": " + line);
+}
+
 // The hardware a replayed island stands for: the recording's probe (nothing is measured).
 eval::machine_probe recorded_probe(const replay_source& r, int rank) {
   const auto m = r.machine(rank);
@@ -1103,7 +1120,9 @@ int search(MPI_Comm comm, const search_start& st) {
     std::random_device rd;  // the check inputs' seed is secret: not derived from the config
     const std::uint64_t secret = (std::uint64_t{rd()} << 32) ^ rd();
     eval::set_reference_time_limit(s->config.eval.timeout_s, s->config.reference_timeout_s);
+    eval::set_reference_time_limit(s->config.eval.timeout_s, s->config.reference_timeout_s);
     s->evaluator = std::make_unique<eval::evaluator>(s->family, s->config.backend, s->config.eval, s->probe.limits(), secret);
+    if (!s->replay) check_template_builds(*s);
   } catch (const std::exception& e) {
     problem = e.what();
   }

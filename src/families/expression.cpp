@@ -43,4 +43,14 @@ double expression::evaluate(const std::vector<double>& values) const {
 
 const std::string& expression::text() const { return impl_->text; }
 
+std::vector<std::string> expression::variables_used() const {
+  std::vector<std::string> out;
+  try {
+    for (const auto& [name, address] : impl_->parser.GetUsedVar()) out.push_back(name);
+  } catch (const mu::Parser::exception_type& e) {
+    throw error(impl_->origin, "bad expression '" + impl_->text + "': " + e.GetMsg());
+  }
+  return out;
+}
+
 }  // namespace galapagos::families

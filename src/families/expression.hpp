@@ -21,6 +21,8 @@ class expression {
   // values[i] belongs to variables[i] of the constructor.
   double evaluate(const std::vector<double>& values) const;
   const std::string& text() const;
+  // The variables the expression names (a subset of the constructor's).
+  std::vector<std::string> variables_used() const;
 
  private:
   struct impl;

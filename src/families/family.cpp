@@ -1,5 +1,7 @@
 #include "families/family.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -54,6 +56,19 @@ std::filesystem::path existing_file(const family& f, const toml_section& s, cons
   auto p = f.dir / s.str(key);
   if (!std::filesystem::is_regular_file(p)) s.fail(key, "file not found: " + p.string());
   return p;
+}
+
+bool is_number(const std::string& text) {
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return !text.empty() && end != text.c_str() && *end == '\0';
+}
+
+std::string short_number(double v) {
+  std::ostringstream os;
+  os.precision(4);
+  os << v;
+  return os.str();
 }
 
 problem_spec parse_size(const family& f, const toml_section& s, const std::string& name) {
@@ -115,7 +130,57 @@ backend_spec parse_backend(const family& f, const toml_section& s, const std::st
     b.baselines.push_back(std::move(spec));
   }
   if (b.baselines.empty()) s.fail("baselines", "at least one baseline is needed to report a speedup");
+  // A constraint sees every parameter as a number: a textual value of a parameter it names would
+  // read as NaN and fail every comparison, which empties the space without saying why.
+  std::set<std::string> constrained;
+  for (const auto& c : b.constraints)
+    for (const auto& v : c->variables_used()) constrained.insert(v);
+  const auto tables = s.array_of_tables("params");
+  for (std::size_t i = 0; i < b.params.size(); ++i) {
+    if (!constrained.count(b.params[i].name)) continue;
+    for (const auto& v : b.params[i].values)
+      if (!is_number(v))
+        tables[i].fail("values", "parameter '" + b.params[i].name + "' is named in a constraint, so its values must be numbers, but '" +
+                                     v + "' is not");
+  }
   return b;
+}
+
+// Every shape and cost expression at every named size that has values (the sizes of a problem
+// spec are known only when the generator resolves it): finite, not negative, and all arguments
+// together within the machine's memory.
+void check_named_sizes(const family& f) {
+  const std::string file = f.toml_file.string();
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  std::vector<const problem_spec*> named;
+  for (const auto& p : f.fitness_sizes) named.push_back(&p);
+  for (const auto& p : f.accept_sizes) named.push_back(&p);
+  for (const problem_spec* p : named) {
+    if (!p->generator_spec.empty()) continue;
+    const std::string at = "size '" + p->name + "' (" + f.describe_size(p->values) + ")";
+    const std::vector<double> values(p->values.begin(), p->values.end());
+    const auto check = [&](const std::string& what, const expression& e) {
+      const double v = e.evaluate(values);
+      std::string problem;
+      if (std::isnan(v)) problem = "is not a number (0/0?)";
+      else if (std::isinf(v)) problem = std::string("is ") + (v > 0 ? "" : "-") + "infinite (a division by zero?)";
+      else if (v < 0) problem = "is negative (" + short_number(v) + ")";
+      if (!problem.empty()) throw error(file, what + " '" + e.text() + "' " + problem + " at " + at);
+      return v;
+    };
+    double total_bytes = 0;
+    for (const auto& a : f.args) {
+      const double n = check("shape of argument '" + a.name + "'", *a.shape);
+      if (n > 0x1p53) throw error(file, "shape of argument '" + a.name + "' '" + a.shape->text() + "' is " + short_number(n) +
+                                            " elements at " + at + ": too large to count exactly");
+      total_bytes += n * static_cast<double>(dtype_bytes(a.type));
+    }
+    if (memory > 0 && total_bytes > memory)
+      throw error(file, "the arguments need " + short_number(total_bytes / 1e9) + " GB at " + at + ", more than this machine's " +
+                            short_number(memory / 1e9) + " GB of memory");
+    check("cost.bytes", *f.cost_bytes);
+    check("cost.flops", *f.cost_flops);
+  }
 }
 
 }  // namespace
@@ -190,6 +255,7 @@ family load_family_file(const std::filesystem::path& toml_file) {
   for (const char* b : {"cpu", "cuda", "hip"})
     if (auto bs = s.sub(b)) f.backends.emplace(b, parse_backend(f, *bs, b));
   if (f.backends.empty()) s.fail("cpu", "no backend table ([cpu], [cuda] or [hip])");
+  check_named_sizes(f);
   for (const auto& n : f.fitness_sizes)
     for (const auto& a : f.args)
       if (n.generator_spec.empty() && f.element_count(a, n.values) < 1)

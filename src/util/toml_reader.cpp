@@ -1,6 +1,7 @@
 #include "util/toml_reader.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -86,6 +87,39 @@ std::int64_t toml_section::integer(const std::string& key) const {
 }
 std::int64_t toml_section::integer(const std::string& key, std::int64_t dflt) const {
   return has(key) ? integer(key) : dflt;
+}
+
+namespace {
+// 5, 0.25, 1e+300, inf, nan: integral values without a decimal point.
+std::string number_text(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<std::int64_t>(v));
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+std::string range_text(double min, double max, bool open_min, const std::string& unit) {
+  return std::string(open_min ? "(" : "[") + number_text(min) + ", " + number_text(max) + "]" + (unit.empty() ? "" : " " + unit);
+}
+}  // namespace
+
+std::int64_t toml_section::integer(const std::string& key, std::int64_t dflt, std::int64_t min, std::int64_t max,
+                                   const std::string& unit) const {
+  if (!has(key)) return dflt;
+  const std::int64_t v = integer(key);
+  if (v < min || v > max)
+    fail(key, "must lie in [" + std::to_string(min) + ", " + std::to_string(max) + "]" + (unit.empty() ? "" : " " + unit) +
+                  ", got " + std::to_string(v));
+  return v;
+}
+
+double toml_section::num(const std::string& key, double dflt, double min, double max, const std::string& unit,
+                         bool open_min) const {
+  if (!has(key)) return dflt;
+  const double v = num(key);
+  const bool below = open_min ? !(v > min) : !(v >= min);
+  if (!std::isfinite(v) || below || !(v <= max))
+    fail(key, "must lie in " + range_text(min, max, open_min, unit) + ", got " + number_text(v));
+  return v;
 }
 
 bool toml_section::boolean(const std::string& key, bool dflt) const {

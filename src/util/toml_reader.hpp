@@ -31,6 +31,14 @@ class toml_section {
   double num(const std::string& key, double dflt) const;
   std::int64_t integer(const std::string& key, std::int64_t dflt) const;
   std::int64_t integer(const std::string& key) const;
+  // Ranged reads: the one place numeric config values are checked. A value outside [min, max]
+  // (or NaN, or an infinity) is an error naming the file, the key, the value and the range:
+  //   "<file>: key 'eval.timeout_s': must lie in (0, 86400] seconds, got inf".
+  // `unit` is appended to the range ("seconds"); `open_min` makes the lower bound exclusive.
+  std::int64_t integer(const std::string& key, std::int64_t dflt, std::int64_t min, std::int64_t max,
+                       const std::string& unit = "") const;
+  double num(const std::string& key, double dflt, double min, double max, const std::string& unit = "",
+             bool open_min = false) const;
   bool boolean(const std::string& key, bool dflt) const;
   std::vector<std::string> strings(const std::string& key) const;       // [] when absent
   // Array elements as text: integers, floats and strings are accepted.

@@ -55,7 +55,7 @@ expect bad_verify_fraction "fraction\.toml: key 'eval.verify_fraction': must lie
 family = "stencil3d7"
 [eval]
 verify_fraction = 1.5')"
-expect bad_compile_jobs "jobs\.toml: key 'eval.compile_jobs': must be -1 \(automatic\)" "$(config jobs '[run]
+expect bad_compile_jobs "jobs\.toml: key 'eval.compile_jobs': must lie in \[-1, 1024\] \(-1: automatic" "$(config jobs '[run]
 family = "stencil3d7"
 [eval]
 compile_jobs = -4')"
