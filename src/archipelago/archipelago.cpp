@@ -1120,7 +1120,6 @@ int search(MPI_Comm comm, const search_start& st) {
     std::random_device rd;  // the check inputs' seed is secret: not derived from the config
     const std::uint64_t secret = (std::uint64_t{rd()} << 32) ^ rd();
     eval::set_reference_time_limit(s->config.eval.timeout_s, s->config.reference_timeout_s);
-    eval::set_reference_time_limit(s->config.eval.timeout_s, s->config.reference_timeout_s);
     s->evaluator = std::make_unique<eval::evaluator>(s->family, s->config.backend, s->config.eval, s->probe.limits(), secret);
     if (!s->replay) check_template_builds(*s);
   } catch (const std::exception& e) {
