@@ -21,7 +21,9 @@ namespace galapagos::eval {
 void set_reference_time_limit(double eval_timeout_s, double limit_s = 0);
 double reference_time_limit_s();
 
-// Calls ref(args, nargs, sizes) in a child process. The child writes the out and inout
+// Calls ref(args, nargs, sizes) in a child process, the first time at each size: once it has
+// returned 0 at a size, later calls at that size (the timed runs') run in this process, since a
+// fork costs a page fault per page of the problem. The child writes the out and inout
 // arguments into memory shared with this process, copied into args[i].data when it finishes.
 // Returns what ref returned. Throws galapagos::error naming f's reference source when the
 // child dies of a signal ("the reference of family F crashed with SIGSEGV (Segmentation fault)
