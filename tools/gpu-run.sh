@@ -7,14 +7,15 @@
 #                                   builds galapagos into build-gpu/, runs CMD with the paths set
 #
 # What the GPU machine is known to lack (../shared/DEVICE.md): Kokkos and Kokkos Kernels, toml++,
-# muParser, the libseccomp and libcurl headers, and the Boost.Program_options library (it has only headers). Its own Open MPI, serial HDF5, Boost, spdlog, nlohmann-json,
+# muParser, Nettle (the build cache's SHA-256), the libseccomp and libcurl headers, and the Boost.Program_options library (it has only headers). Its own Open MPI, serial HDF5, Boost, spdlog, nlohmann-json,
 # OpenBLAS, GoogleTest and CUDA toolkit are used as they are. With the device tool, carry `.gpu`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD/.gpu/root
 packages=(libtrilinos-kokkos-dev libtrilinos-kokkos-13.2 libtrilinos-kokkos-kernels-dev
           libtrilinos-kokkos-kernels-13.2 libtomlplusplus-dev libtomlplusplus3 libmuparser-dev libmuparser2v5 libseccomp-dev
-          libboost1.74-dev libboost-program-options1.74-dev libboost-program-options1.74.0 libcurl4-openssl-dev)
+          libboost1.74-dev libboost-program-options1.74-dev libboost-program-options1.74.0 libcurl4-openssl-dev
+          nettle-dev libgmp-dev)
 
 if [[ ${1:-} == prepare ]]; then
   mkdir -p .gpu/debs

@@ -31,7 +31,8 @@ evaluate() {
     summary+=("$family/$backend $(basename "$src"): $(printf '%s' "$json" | python3 -c 'import json,sys
 try:
     d=json.load(sys.stdin); t=d["time_median_s"]
-    print(d["status"], "%.1f us" % (t*1e6) if t else "", "roofline %.0f%%" % (100*d["roofline_fraction"]) if d["roofline_fraction"] else "", d["reason"][:120])
+    w=d.get("worker_clock_median_s")
+    print(d["status"], "%.1f us" % (t*1e6) if t else "", "(events %.1f us)" % (w*1e6) if w else "", "roofline %.0f%%" % (100*d["roofline_fraction"]) if d["roofline_fraction"] else "", d["reason"][:120])
 except Exception as e: print("no JSON")')")
   done
 }

@@ -49,7 +49,6 @@ struct worker {
   be::device& dev;
   be::kernel_fn kernel = nullptr;
   be::kernel_fn setup = nullptr;  // optional glp_setup: same signature
-  int baseline_threads = 0;
   std::vector<be::arena_arg> host_args;
   std::vector<glp_arg> staged;
 
@@ -59,13 +58,13 @@ struct worker {
     if (write(socket_fd, &r, sizeof r) != static_cast<ssize_t>(sizeof r)) std::_Exit(121);
   }
 
-  void load(const protocol::request& q, protocol::reply& r) {
-    // Libraries the candidate links (OpenBLAS, Kokkos, ...) may start threads of their own when
-    // loaded: load them first. Then count: a thread the candidate's constructors start is its.
-    std::string preload(q.preload, strnlen(q.preload, sizeof q.preload));
-    for (std::size_t pos = 0; pos < preload.size();) {
-      const std::size_t end = std::min(preload.find('\n', pos), preload.size());
-      const std::string lib = preload.substr(pos, end - pos);
+  // Libraries the candidate links (OpenBLAS, Kokkos, ...) may start threads of their own when
+  // loaded: they are loaded first, and the orchestrator counts the threads before the candidate.
+  void preload(const protocol::request& q, protocol::reply& r) {
+    std::string list(q.preload, strnlen(q.preload, sizeof q.preload));
+    for (std::size_t pos = 0; pos < list.size();) {
+      const std::size_t end = std::min(list.find('\n', pos), list.size());
+      const std::string lib = list.substr(pos, end - pos);
       if (!lib.empty() && !dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
         r.status = protocol::reply_status::load_error;
         std::snprintf(r.message, sizeof r.message, "%s", dlerror());
@@ -73,7 +72,9 @@ struct worker {
       }
       pos = end + 1;
     }
-    baseline_threads = sandbox::thread_count();
+  }
+
+  void load(const protocol::request& q, protocol::reply& r) {
     void* h = dlopen(q.path, RTLD_NOW | RTLD_LOCAL);
     if (h) {
       kernel = reinterpret_cast<be::kernel_fn>(dlsym(h, "glp_kernel"));
@@ -97,15 +98,23 @@ struct worker {
     return true;
   }
 
+  // Leaked threads and work left running are the orchestrator's to find: it freezes this process
+  // at the reply and counts its threads itself. Nothing here is believed once a candidate is loaded.
   void run(const protocol::request& q, protocol::reply& r) {
-    if (!kernel || staged.size() != static_cast<std::size_t>(q.nargs) || q.nsizes < 0 || q.nsizes > protocol::max_sizes) {
+    const bool empty = q.flags & (protocol::run_empty | protocol::run_calibration);
+    if ((!kernel && !empty) || (!empty && staged.size() != static_cast<std::size_t>(q.nargs)) || q.nsizes < 0 ||
+        q.nsizes > protocol::max_sizes) {
       r.status = protocol::reply_status::bad_request;
       return;
     }
     std::vector<std::int64_t> sizes(q.sizes, q.sizes + q.nsizes);
     try {
       int rc = 0;
-      if ((q.flags & protocol::run_setup_first) && setup) {
+      if (empty) {
+        r.time_s = (q.flags & protocol::run_calibration) ? dev.run_calibration_work() : dev.run(&nothing, {}, sizes, 1, rc);
+        return;
+      }
+      if ((q.flags & (protocol::run_setup_first | protocol::run_setup_only)) && setup) {
         r.setup_time_s = dev.run(setup, staged, sizes, 1, rc);
         if (rc != 0) {
           r.status = protocol::reply_status::kernel_error;
@@ -114,6 +123,7 @@ struct worker {
           return;
         }
       }
+      if (q.flags & protocol::run_setup_only) return;
       const bool profiled = q.flags & protocol::run_profiled;
       if (profiled) dev.profiler_range(true);
       r.time_s = dev.run(kernel, staged, sizes, std::clamp(q.repeat, 1, 1 << 20), rc);
@@ -127,22 +137,13 @@ struct worker {
     } catch (...) {
       r.status = protocol::reply_status::exception;
     }
-    // A thread the candidate started and did not join may still be writing the outputs.
-    // Joined threads can take a moment to disappear from /proc, so look a few times.
-    int extra = 0;
-    for (int attempt = 0; attempt < 20; ++attempt) {
-      extra = sandbox::thread_count() - baseline_threads;
-      if (extra <= 0) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    if (extra > 0) {
-      r.extra_threads = extra;
-      if (r.status == protocol::reply_status::ok) r.status = protocol::reply_status::leaked_thread;
-    }
   }
+
+  static int nothing(const glp_arg*, int, const std::int64_t*, void*) { return 0; }
 
   void handle(const protocol::request& q, protocol::reply& r) {
     switch (q.kind) {
+      case protocol::request_kind::preload: preload(q, r); break;
       case protocol::request_kind::load: load(q, r); break;
       case protocol::request_kind::stage:
         if (!read_args(q)) r.status = protocol::reply_status::bad_request;

@@ -43,6 +43,7 @@ int eval_command(const std::vector<std::string>& args) {
 
   eval::measurement m;
   std::vector<std::pair<std::string, eval::measurement>> baselines;
+  std::string ceilings_text;  // the ceilings the floor used, and where each came from
   try {
     const std::string backend = vm["backend"].as<std::string>();
     eval::eval_settings settings;
@@ -63,7 +64,7 @@ int eval_command(const std::vector<std::string>& args) {
     eval::candidate_source c = eval::candidate_from(b.tmpl);
     c.source = source;
     for (const auto& bl : b.baselines)  // one of the family's baselines: its own flags and libraries
-      if (std::filesystem::equivalent(bl.source, source)) c = eval::candidate_from(bl);
+      if (std::filesystem::equivalent(bl.source, source)) c = eval::baseline_from(bl);
     if (vm.count("param"))
       for (const auto& kv : vm["param"].as<std::vector<std::string>>()) {
         const auto eq = kv.find('=');
@@ -76,8 +77,9 @@ int eval_command(const std::vector<std::string>& args) {
     eval::evaluator ev(fam, backend, settings, probe.limits(),
                        (std::uint64_t{rd()} << 32) ^ rd());
     if (!vm.count("no-baselines"))
-      for (const auto& bl : b.baselines) baselines.emplace_back(bl.name, ev.evaluate(eval::candidate_from(bl)));
+      for (const auto& bl : b.baselines) baselines.emplace_back(bl.name, ev.evaluate(eval::baseline_from(bl)));
     m = ev.evaluate(c);
+    ceilings_text = ev.describe_ceilings();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "galapagos eval: %s\n", e.what());
     return 2;
@@ -95,7 +97,8 @@ int eval_command(const std::vector<std::string>& args) {
                      {"verified_runs", m.verified_runs}, {"compile_time_s", m.compile_time_s},
                      {"eval_time_s", m.eval_time_s}, {"setup_time_s", m.setup_time_s}, {"source_hash", m.source_hash},
                      {"device_time_s", m.device_time_s}, {"energy_j", json_number(m.energy_j)}, {"power_w", json_number(m.power_w)},
-                     {"sm_clock_mhz", json_number(m.sm_clock_mhz)}, {"throttled_runs", m.throttled_runs}};
+                     {"sm_clock_mhz", json_number(m.sm_clock_mhz)}, {"throttled_runs", m.throttled_runs},
+                     {"ceilings", ceilings_text}, {"worker_clock_median_s", json_number(m.worker_clock_median_s)}};
     for (const auto& [name, bm] : baselines) j["baselines"][name] = {{"status", bm.status}, {"time_median_s", json_number(bm.time_median_s)}};
     std::cout << j.dump() << "\n";
   } else {

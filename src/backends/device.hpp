@@ -46,6 +46,10 @@ class device {
   virtual void collect(const std::vector<arena_arg>& args, const std::vector<glp_arg>& staged) = 0;
   // Evicts the caches between timed runs.
   virtual void flush() = 0;
+  // A fixed piece of the device's own work (a pass over its flush buffer) timed like a run, for
+  // the orchestrator's calibration before any candidate is loaded: what a run that does real work
+  // adds to the orchestrator's clock beyond an empty one.
+  virtual double run_calibration_work() = 0;
   virtual device_ceilings probe() = 0;
   // Opens or closes the range an attached profiler captures (nothing where there is none).
   virtual void profiler_range(bool open) = 0;

@@ -177,8 +177,8 @@ class evaluator {
   bool run_once(session& s, problem& p, measurement& m, double& time_s, bool flush, double* worker_s = nullptr);
   bool calibrate(session& s, measurement& m);
   bool leaked_threads(session& s, measurement& m);
-  bool too_fast(const problem& p, double t, double claimed, const candidate_source& c, measurement& m);
-  void reprobe();
+  bool too_fast(session& s, problem& p, double figure, double claimed, const candidate_source& c, measurement& m);
+  void reprobe(bool bandwidth = true, bool arithmetic = true);
   check_fn checker_ = nullptr;  // the family's glp_check, when its reference exports one
   bool request(session& s, protocol::request_kind kind, const protocol::request* args, measurement& m);
   void probe_device();

@@ -37,6 +37,8 @@ inline constexpr std::int32_t run_setup_only = 4;   // run: call glp_setup (if e
 // synchronisation included). Before a candidate is loaded, the orchestrator calibrates with it
 // what its own clock adds to a run.
 inline constexpr std::int32_t run_empty = 8;
+// run: the device's own calibration work (device::run_calibration_work) instead of the entry point.
+inline constexpr std::int32_t run_calibration = 16;
 
 struct request {
   std::uint32_t magic_value;

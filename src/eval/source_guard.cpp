@@ -262,8 +262,10 @@ std::string reads_outside(const std::string& depfile, const fs::path& workdir, c
     }
   }
   if (!cur.empty()) words.push_back(cur);
-  for (const auto& w : words) {
-    if (w.back() == ':') continue;  // a target
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const auto& w = words[i];
+    // Targets: "out.so:" (GCC) or "out.so :" (nvcc writes the colon apart).
+    if (w == ":" || w.back() == ':' || (i + 1 < words.size() && words[i + 1] == ":")) continue;
     const fs::path p = fs::path(w).is_absolute() ? fs::path(w) : workdir / w;
     if (!roots.allows(p)) return w;
   }

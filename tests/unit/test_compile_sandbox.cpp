@@ -87,6 +87,9 @@ TEST(SourceScan, DependencyListOutsideTheRootsIsFound) {
   family_folder f;
   EXPECT_EQ(ge::reads_outside("k.so: k.cpp /usr/include/stdio.h \\\n " + (f.root / "shared/value.hpp").string() + "\n", f.root / "cpu", f.roots), "");
   EXPECT_EQ(ge::reads_outside("k.so: k.cpp /usr/include/stdio.h \\\n /etc/passwd\n", f.root / "cpu", f.roots), "/etc/passwd");
+  // nvcc writes the colon apart from the target.
+  EXPECT_EQ(ge::reads_outside("/tmp/b/out.so : k.cpp \\\n /usr/include/stdio.h\n", f.root / "cpu", f.roots), "");
+  EXPECT_EQ(ge::reads_outside("/tmp/b/out.so : k.cpp /etc/passwd\n", f.root / "cpu", f.roots), "/etc/passwd");
   fs::create_symlink("/etc/passwd", f.root / "cpu/link.h");  // inside by name, outside in fact
   EXPECT_EQ(ge::reads_outside("k.so: link.h\n", f.root / "cpu", f.roots), "link.h");
 }

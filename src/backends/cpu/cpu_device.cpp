@@ -64,6 +64,12 @@ class host_device final : public device {
     (void)sink;
   }
 
+  double run_calibration_work() override {
+    const auto t0 = std::chrono::steady_clock::now();
+    flush();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
   device_ceilings probe() override { return {}; }  // the orchestrator measures the host itself
 
  private:

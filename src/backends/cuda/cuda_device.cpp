@@ -96,6 +96,17 @@ class cuda_device final : public device {
     check(cudaStreamSynchronize(stream_), "flush");
   }
 
+  double run_calibration_work() override {
+    check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+    check(cudaMemsetAsync(flush_buffer_, ++flush_value_ & 0xff, flush_bytes_, stream_), "calibration");
+    check(cudaDeviceSynchronize(), "calibration");
+    check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+    check(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    return ms * 1e-3;
+  }
+
   void profiler_range(bool open) override { check(open ? cudaProfilerStart() : cudaProfilerStop(), "profiler range"); }
 
   device_ceilings probe() override {
