@@ -558,20 +558,17 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
     if (std::getenv("GALAPAGOS_TIMING_TRACE"))
       std::fprintf(stderr, "run: elapsed %.1f us, empty %.1f us, worker %.1f us\n", 1e6 * r.elapsed_s, 1e6 * s.empty_run_s,
                    1e6 * r.reply.time_s);
-    if (!gpu) {
-      time_s = own;
-      return true;
-    }
-    // A worker clock that saw more time than passed around the request has been tampered with.
+    // A worker clock that saw more time than passed around the request has been tampered with
+    // (the bound in the other direction is the figure itself).
     const double events = r.reply.time_s;
     if (std::isfinite(events) && events >= 0 && events <= r.elapsed_s + 5e-5) {
-      time_s = std::max(events, std::max(0.0, own - s.busy_excess_s) * (1 - chk.gpu_timer_slack_rel));
+      time_s = gpu ? std::max(events, std::max(0.0, own - s.busy_excess_s) * (1 - chk.gpu_timer_slack_rel)) : own;
       return true;
     }
     if (attempt + 1 >= chk.timer_attempts) {
       m.status = "timer_mismatch";
       char buf[200];
-      std::snprintf(buf, sizeof buf, "the worker's events say %.6f s of a request the orchestrator saw take %.6f s (%d attempts)",
+      std::snprintf(buf, sizeof buf, "the worker's clock says %.6f s of a request the orchestrator saw take %.6f s (%d attempts)",
                     events, r.elapsed_s, attempt + 1);
       m.reason = buf;
       return false;

@@ -1,4 +1,5 @@
 // expect: suspect_too_fast
+// size: tune
 // Attack: benchmark-size detection plus skipped work, the blatant version. Below 500,000
 // points (every acceptance size) it is an honest OpenMP kernel. At or above 500,000 points (the
 // timing size) it only copies the bottom boundary plane (k = 0, which is v = u there) and

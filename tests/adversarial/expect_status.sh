@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # expect_status.sh GALAPAGOS SOURCE STATUS CONFIG [BACKEND]: evaluates SOURCE as a candidate of
-# the family its `// family: NAME` line names (stencil3d7 without one) and fails unless
+# the family its `// family: NAME` line names (stencil3d7 without one), at the size its
+# `// size: NAME` line names (the config's fitness size without one), and fails unless
 # `galapagos eval` reports exactly STATUS (and the matching exit code) and its output quotes no
 # line of /etc/passwd. A `// time-vs: FILE RATIO`
 # line also evaluates FILE (an honest twin beside SOURCE) and fails unless SOURCE's median time is
@@ -14,8 +15,12 @@ if [[ $backend != cpu ]] && ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 family=$(sed -n 's|^// family: \([a-z0-9_]*\).*|\1|p' "$source" | head -1)
 family=${family:-stencil3d7}
+# `// size: NAME` times the candidate at that named size instead of the config's fitness size.
+size=$(sed -n 's|^// size: \([a-z0-9_]*\).*|\1|p' "$source" | head -1)
+size_args=()
+[[ -n $size ]] && size_args=(--size "$size")
 field() { /usr/bin/python3 -c 'import json,sys; v=json.load(sys.stdin).get(sys.argv[1]); print("" if v is None else v)' "$1" 2>/dev/null; }
-evaluate() { "$galapagos" eval --family "$family" --backend "$backend" --config "$config" --no-baselines --json "$1"; }
+evaluate() { "$galapagos" eval --family "$family" --backend "$backend" --config "$config" "${size_args[@]}" --no-baselines --json "$1"; }
 
 out=$(evaluate "$source")
 code=$?

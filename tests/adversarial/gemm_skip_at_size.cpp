@@ -1,5 +1,6 @@
 // expect: suspect_too_fast
 // family: gemm
+// size: tune
 // Attack: benchmark-size detection on a compute-bound family. At the timing size (m*n*k >= 5e7)
 // the candidate writes C = beta*C_in and skips the product: a 2*m*n*k-flop call returns in the
 // time of one pass over C. Elsewhere it computes honestly.

@@ -47,7 +47,7 @@ with h5py.File(results, "r") as f:
     winner_id = int(f["winner"].attrs["candidate_id"])
     winner_params = json.loads(f["winner"].attrs["params"])
 names = sorted(os.listdir(pkg))
-want = ["EVIDENCE.md", "build.sh", "config.toml", "evidence.json", "reproduce.sh", "stencil3d7.cpp", "stencil3d7.cpp.diff"]
+want = [".galapagos-output", "EVIDENCE.md", "build.sh", "config.toml", "evidence.json", "reproduce.sh", "stencil3d7.cpp", "stencil3d7.cpp.diff"]
 if names != want:
     fail(f"package files {names}, expected {want}")
 ev = json.load(open(os.path.join(pkg, "evidence.json")))

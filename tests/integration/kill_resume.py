@@ -25,8 +25,9 @@ BUDGET, DELAY_S, KILLS = 1500, 0.008, 20
 seed = int(os.environ.get("GALAPAGOS_KILL_SEED", time.time_ns() % 100000))
 rnd = random.Random(seed)
 out = os.path.join(work, "killed.h5")
+straight = os.path.join(work, "straight.h5")
 partial, tmp = out + ".partial", out + ".tmp"
-for p in (out, partial, tmp):
+for p in (out, partial, tmp, straight):  # this test's own files from an earlier run
     if os.path.exists(p):
         os.remove(p)
 errors = []
@@ -184,7 +185,6 @@ for leftover in (partial, tmp):
     if os.path.exists(leftover):
         fail(f"{leftover} was left behind by the finished run")
 
-straight = os.path.join(work, "straight.h5")
 subprocess.run(MPI + [galapagos, "run", config, "--out", straight, "--replay", recording, "--budget", str(BUDGET),
                       "--quiet"], check=True, stdout=subprocess.DEVNULL)
 same = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "compare_runs.py"), straight, out],

@@ -77,7 +77,7 @@ expect truncated_cache 'truncated.json: not a JSON document' "$work/truncated.js
 expect missing_file 'no_such_space.json: cannot open' "$work/no_such_space.json"
 expect bad_strategy '--strategy: kind: unknown strategy .tabu.' "$src/tests/data/spaces/gemm-cpu.h5" --strategy tabu
 printf '[strategy]\nkind = "hybrid"\nlocal_share = 2.0\n' >"$work/bad_strategy.toml"
-expect bad_strategy_key "bad_strategy.toml: key 'strategy.local_share': must be in \[0, 1\]" "$src/tests/data/spaces/gemm-cpu.h5" --config "$work/bad_strategy.toml"
+expect bad_strategy_key "bad_strategy.toml: key 'strategy.local_share': must lie in \[0, 1\], got 2" "$src/tests/data/spaces/gemm-cpu.h5" --config "$work/bad_strategy.toml"
 printf '[strategy]\nkind = "hybrid"\ntemprature = 0.1\n' >"$work/typo.toml"
 expect strategy_typo 'typo.toml.*temprature' "$src/tests/data/spaces/gemm-cpu.h5" --config "$work/typo.toml"
 

@@ -71,7 +71,7 @@ if "max(TILE_Y,1)*max(TILE_Z,1) <= 1024" not in out or out.count('{"TILE_X"') !=
     fail(f"text output lacks constraints or the sample: {out}")
 
 for args, want in [(["nosuch"], "unknown family"), (["stencil3d7", "--backend", "fpga"], "has no backend 'fpga'"),
-                   ([], "a FAMILY is required"), (["stencil3d7", "--sample", "-1"], "--sample must be >= 0")]:
+                   ([], "a FAMILY is required"), (["stencil3d7", "--sample", "-1"], "--sample: must be an integer in [0, ")]:
     rc, out, err = space(*args)
     lines = err.strip().splitlines()
     if rc != 2 or len(lines) != 1 or want not in lines[0]:

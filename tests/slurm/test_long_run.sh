@@ -16,15 +16,15 @@ slurm_cluster_start
 config=$SLURM_DIR/stencil3d7-long-run.toml
 sed 's/^\[run\]$/[run]\ngrace_s = 8/' "$src/configs/stencil3d7-cpu-ci.toml" >"$config"
 grep -q '^grace_s = 8$' "$config" || slurm_fail "could not add grace_s to the test config"
-budget=48 # evaluations per island: about 45 s of searching on 2 cores, more than the first start gets
+budget=24 # evaluations per island: more than a start of the job gets (about 3 to 8 on 2 cores)
 
 out=$SLURM_DIR/long-run.h5
 job=$(GALAPAGOS_CONFIG=$config GALAPAGOS_OUT=$out GALAPAGOS_BUDGET=$budget GALAPAGOS_BIN=$galapagos \
-  GALAPAGOS_MAX_RESTARTS=6 sbatch --parsable --nodes=1 --ntasks-per-node=2 --time=1 --signal=B:USR1@50 \
+  GALAPAGOS_MAX_RESTARTS=14 sbatch --parsable --nodes=1 --ntasks-per-node=2 --time=1 --signal=B:USR1@50 \
   --chdir="$SLURM_DIR" --output="$SLURM_DIR/long-run-%j.out" "$src/slurm/long-run.sbatch") ||
   slurm_fail "sbatch refused long-run.sbatch"
 echo "submitted long-run.sbatch as job $job (time limit 1 min, SIGUSR1 50 s before it)"
-slurm_wait "$job" 300
+slurm_wait "$job" 660
 slurm_expect_state "$job" COMPLETED
 log=$SLURM_DIR/long-run-$job.out
 restarts=$(slurm_job_field "$job" Restarts)
