@@ -26,7 +26,7 @@ double draw(std::uint64_t h, const std::string& dist) {
   if (dist == "uniform") return u;
   if (dist == "signed") return 2.0 * u - 1.0;
   // heavy_tailed: Pareto tail (alpha 3) with a random sign
-  const double mag = std::pow(u, -1.0 / 3.0);
+  const double mag = 1.0 / std::cbrt(u);  // u^(-1/3); cbrt is several times cheaper than pow
   return (util::mix64(h) & 1) ? mag : -mag;
 }
 
