@@ -15,13 +15,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "backends/device.hpp"
@@ -40,7 +38,6 @@ namespace be = galapagos::backends;
 
 std::uint64_t arg_u64(char** argv, int i) { return std::strtoull(argv[i], nullptr, 10); }
 
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 struct worker {
   int socket_fd;
@@ -54,7 +51,6 @@ struct worker {
 
   void send(protocol::reply& r) {
     r.magic_value = protocol::magic;
-    r.replied_at_s = now_s();
     if (write(socket_fd, &r, sizeof r) != static_cast<ssize_t>(sizeof r)) std::_Exit(121);
   }
 
@@ -172,7 +168,6 @@ struct worker {
       if (n == 0) return;  // orchestrator closed the channel
       if (n != static_cast<ssize_t>(sizeof q) || q.magic_value != protocol::magic) std::_Exit(122);
       protocol::reply r{};
-      r.received_at_s = now_s();
       r.kind = q.kind;
       r.nonce = q.nonce;
       r.status = protocol::reply_status::ok;

@@ -297,9 +297,14 @@ evaluator::~evaluator() {
   for (void* h : trusted_handles_) dlclose(h);
 }
 
+// The measured peak in the family's precision (float64's where float32 was not measured).
+double evaluator::family_peak_gflops() const {
+  return family_.compute_type() == families::dtype::float32 && ceilings_.peak_gflops_f32 > 0 ? ceilings_.peak_gflops_f32
+                                                                                             : ceilings_.peak_gflops;
+}
+
 double evaluator::floor_s(const families::sizes& s) const {
-  const double peak = family_.compute_type() == families::dtype::float32 && ceilings_.peak_gflops_f32 > 0
-                          ? ceilings_.peak_gflops_f32 : ceilings_.peak_gflops;
+  const double peak = family_peak_gflops();
   double t = 0;
   if (ceilings_.bandwidth_gbs > 0) t = std::max(t, family_.bytes(s) / (ceilings_.bandwidth_gbs * 1e9));
   if (peak > 0) t = std::max(t, family_.flops(s) / (peak * 1e9));
@@ -651,7 +656,7 @@ bool evaluator::too_fast(session& s, problem& p, double figure, double claimed, 
   const bool f32 = family_.compute_type() == families::dtype::float32;
   if (!c.baseline.empty()) {
     const double flops = family_.flops(p.size()) / t / 1e9, bytes = family_.bytes(p.size()) / t / 1e9;
-    const double peak = f32 && ceilings_.peak_gflops_f32 > 0 ? ceilings_.peak_gflops_f32 : ceilings_.peak_gflops;
+    const double peak = family_peak_gflops();
     if (bytes > ceilings_.bandwidth_gbs || flops > peak) {
       if (toolchain_.worker_backend == "cpu") reprobe(bytes > ceilings_.bandwidth_gbs, flops > peak);
       raise_ceilings(bytes, f32 ? 0 : flops, f32 ? flops : 0, "baseline " + c.baseline + " at " + p.describe());
@@ -661,7 +666,7 @@ bool evaluator::too_fast(session& s, problem& p, double figure, double claimed, 
   // The least time the traffic allows and the least the arithmetic allows.
   auto limits = [&] {
     const auto& cl = ceilings_;
-    const double measured = f32 && cl.peak_gflops_f32 > 0 ? cl.peak_gflops_f32 : cl.peak_gflops;
+    const double measured = family_peak_gflops();
     const double hardware = f32 ? cl.hardware_gflops_f32 : cl.hardware_gflops;
     // The margin never lifts the peak above the hardware's bound (unless a measurement did).
     double peak = measured * settings_.checks.compute_margin;

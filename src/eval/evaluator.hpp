@@ -151,6 +151,7 @@ class evaluator {
   // How c is built (compiler, flags, defines, include folders), for a build on its own.
   build_request build_request_for(const candidate_source& c) const;
   double floor_s(const families::sizes& s) const;
+  double family_peak_gflops() const;
   const ceilings& machine() const { return ceilings_; }    // what floors are computed from
   const ceilings& measured() const { return measured_; }  // what this process measured itself
   // Floors use the best of these and what was measured (other islands' probes, say).

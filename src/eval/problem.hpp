@@ -57,7 +57,7 @@ class problem {
   // an earlier one.
   void redraw(std::uint64_t seed);
   void compute_reference(reference_fn ref);
-  bool reference_current() const { return reference_current_; }  // no fill or perturb since
+  bool reference_current() const { return reference_current_; }  // no fill or redraw since
   // Puts the inputs into the arena and fills every out element with the poison pattern.
   void stage();
   // How a run's outputs are judged: against the reference (compute_reference first), by the

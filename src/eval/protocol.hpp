@@ -60,7 +60,6 @@ enum class reply_status : std::int32_t {
   kernel_error = 2,    // the entry point returned non-zero
   out_of_memory = 3,   // std::bad_alloc escaped the entry point
   exception = 4,       // another C++ exception escaped
-  leaked_thread = 5,   // the entry point returned with threads of its own still running
   bad_request = 6,
   device_fault = 7,    // the device is lost (illegal address, ...): the worker ends after replying
 };
@@ -75,10 +74,7 @@ struct reply {
   // believed beyond the orchestrator's own clock (docs/threat-model.md).
   double time_s;
   double setup_time_s;       // run: around glp_setup, when it was called
-  std::int32_t extra_threads;
   double ceilings[3];        // probe: bandwidth GB/s, float64 and float32 GFLOP/s
-  double received_at_s;      // steady clock (CLOCK_MONOTONIC, shared by both processes)
-  double replied_at_s;
   char message[message_bytes];
 };
 

@@ -1,6 +1,5 @@
 #include "eval/sandbox.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/sockios.h>
@@ -245,16 +244,6 @@ void install_filter(std::string_view backend) {
   // The refusals first: once the allow-list is loaded, seccomp() itself is no longer allowed.
   refusals.load();
   allow_list.load();
-}
-
-int thread_count() {
-  DIR* d = opendir("/proc/self/task");
-  if (!d) return -1;
-  int n = 0;
-  while (dirent* e = readdir(d))
-    if (e->d_name[0] != '.') ++n;
-  closedir(d);
-  return n;
 }
 
 }  // namespace galapagos::eval::sandbox

@@ -32,7 +32,5 @@ void drop_privileges();
 // backend "cuda" keeps two allowances the GPU driver may need: executable mappings and new
 // signal handlers.
 void install_filter(std::string_view backend);
-// Number of threads of this process (/proc/self/task).
-int thread_count();
 
 }  // namespace galapagos::eval::sandbox
