@@ -9,7 +9,7 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "eval/evaluator.hpp"
-#include "eval/reference_runner.hpp"
+#include "eval/family_process.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
 #include "util/error.hpp"

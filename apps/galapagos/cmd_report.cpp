@@ -17,6 +17,7 @@
 #include "options.hpp"
 #include "results_context.hpp"
 #include "util/build_info.hpp"
+#include "util/error.hpp"
 
 namespace po = boost::program_options;
 
@@ -45,6 +46,8 @@ int report_command(const std::vector<std::string>& args) {
         cost["bytes"] = run.family.bytes(*s);
         cost["flops"] = run.family.flops(*s);
       }
+    } catch (const damaged_file&) {
+      throw;  // a damaged file is an error, not a missing chart
     } catch (const std::exception& e) {
       std::fprintf(stderr, "galapagos report: no roofline chart: %s\n", e.what());
     }

@@ -31,4 +31,24 @@ arena::~arena() {
   if (fd_ >= 0) close(fd_);
 }
 
+shared_bytes::shared_bytes(std::size_t n) : size_(n) {
+  if (n == 0) return;
+  void* p = mmap(nullptr, arena::align(n), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw error("shared memory", "cannot map " + std::to_string(n) + " bytes: " + std::strerror(errno));
+  data_ = static_cast<std::byte*>(p);
+}
+
+shared_bytes& shared_bytes::operator=(shared_bytes&& o) noexcept {
+  if (this != &o) {
+    if (data_) munmap(data_, arena::align(size_));
+    data_ = o.data_, size_ = o.size_;
+    o.data_ = nullptr, o.size_ = 0;
+  }
+  return *this;
+}
+
+shared_bytes::~shared_bytes() {
+  if (data_) munmap(data_, arena::align(size_));
+}
+
 }  // namespace galapagos::eval

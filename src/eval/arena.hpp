@@ -26,4 +26,25 @@ class arena {
   std::size_t bytes_ = 0;
 };
 
+// Memory the orchestrator shares with the family's own process (family_process.hpp) and with no
+// worker: a MAP_SHARED anonymous mapping, inherited by a fork, dropped by the exec that starts a
+// worker. The problems' private inputs and reference outputs live here.
+class shared_bytes {
+ public:
+  explicit shared_bytes(std::size_t n = 0);  // zeroed; throws galapagos::error when memory is short
+  shared_bytes(shared_bytes&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr, o.size_ = 0; }
+  shared_bytes& operator=(shared_bytes&& o) noexcept;
+  shared_bytes(const shared_bytes&) = delete;
+  shared_bytes& operator=(const shared_bytes&) = delete;
+  ~shared_bytes();
+
+  std::byte* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 }  // namespace galapagos::eval

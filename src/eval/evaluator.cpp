@@ -192,9 +192,11 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   for (const auto& s : accept) bytes = std::max(bytes, problem::arena_bytes(f, s));
   arena_ = std::make_unique<arena>(bytes);
   const generator_fns* gen = f.generator_source.empty() ? nullptr : &generator_;
+  family_code_ = std::make_unique<family_process>(f, &problem::serve);
   for (std::size_t i = 0; i < accept.size(); ++i)
-    accept_problems_.push_back(std::make_unique<problem>(f, accept[i], *arena_, f.accept_sizes[i].generator_spec, gen));
-  timing_problem_ = std::make_unique<problem>(f, fitness_, *arena_, fitness_spec_, gen);
+    accept_problems_.push_back(std::make_unique<problem>(f, accept[i], *arena_, *family_code_, f.accept_sizes[i].generator_spec, gen));
+  timing_problem_ = std::make_unique<problem>(f, fitness_, *arena_, *family_code_, fitness_spec_, gen);
+  family_code_->start();  // after every problem it serves exists, before any thread does
   if (toolchain_.worker_backend != "cpu") probe_device();
   measured_ = ceilings_;
   int jobs = settings_.compile_jobs;
@@ -280,11 +282,28 @@ void* evaluator::load_trusted(const std::filesystem::path& source, const char* w
   return h;
 }
 
+namespace {
+// The generator's glp_problem_sizes, in a process of its own (family_process.hpp).
+void problem_sizes_here(const family_process::request& q, family_process::reply& r) {
+  const auto* gen = static_cast<const generator_fns*>(q.target);
+  std::fill(std::begin(r.sizes), std::end(r.sizes), -1);
+  r.rc = gen->problem_sizes(static_cast<const char*>(q.function), r.sizes);
+  if (r.rc != 0) std::snprintf(r.message, sizeof r.message, "%s", gen->error().c_str());
+}
+}  // namespace
+
 families::sizes evaluator::resolve(const families::problem_spec& p) const {
   if (p.generator_spec.empty()) return p.values;
-  families::sizes s(family_.symbols.size(), -1);
-  if (generator_.problem_sizes(p.generator_spec.c_str(), s.data()) != 0)
-    throw error(family_.generator_source.string(), "problem '" + p.generator_spec + "': " + generator_.error());
+  if (family_.symbols.size() > std::size(family_process::reply{}.sizes))
+    throw error(family_.toml_file.string(), "more symbols than a generated problem can size");
+  family_process sizing(family_, &problem_sizes_here);
+  family_process::request q;
+  q.target = &generator_;
+  q.function = p.generator_spec.c_str();
+  const auto r = sizing.call(q, family_code::generator, "problem '" + p.generator_spec + "'");
+  families::sizes s(r.sizes, r.sizes + family_.symbols.size());
+  if (r.rc != 0)
+    throw error(family_.generator_source.string(), "problem '" + p.generator_spec + "': " + r.message);
   for (std::size_t i = 0; i < s.size(); ++i)
     if (s[i] < 0) throw error(family_.generator_source.string(), "problem '" + p.generator_spec + "': no value for " + family_.symbols[i]);
   return s;

@@ -204,6 +204,7 @@ class evaluator {
   reference_fn reference_ = nullptr;
   generator_fns generator_;
   std::string fitness_spec_;
+  std::unique_ptr<family_process> family_code_;  // runs the reference, checker and generator for the problems below
   std::unique_ptr<problem> timing_problem_;
   std::vector<std::unique_ptr<problem>> accept_problems_;
   std::unique_ptr<gpu_monitor> monitor_;

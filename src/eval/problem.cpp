@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "eval/arena.hpp"
-#include "eval/reference_runner.hpp"
+#include "eval/family_process.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
@@ -87,18 +87,19 @@ std::size_t problem::arena_bytes(const families::family& f, const families::size
   return total;
 }
 
-problem::problem(const families::family& f, families::sizes s, arena& shared, std::string spec, const generator_fns* gen)
-    : family_(f), sizes_(std::move(s)), arena_(shared), spec_(std::move(spec)), generator_(gen),
+problem::problem(const families::family& f, families::sizes s, arena& shared, family_process& family_code, std::string spec,
+                 const generator_fns* gen)
+    : family_(f), sizes_(std::move(s)), arena_(shared), family_code_(family_code), spec_(std::move(spec)), generator_(gen),
       bytes_(f.bytes(sizes_)), flops_(f.flops(sizes_)) {
   if (arena_bytes(f, sizes_) > shared.bytes())
     throw error(f.toml_file.string(), "size " + f.describe_size(sizes_) + " does not fit the shared arena");
   std::size_t offset = 0;
   for (const auto& a : f.args) {
-    slot sl{&a, f.element_count(a, sizes_), offset, {}, {}};
+    slot sl{&a, f.element_count(a, sizes_), offset, shared_bytes(), shared_bytes()};
     if (sl.count < 0) throw error(f.toml_file.string(), "argument '" + a.name + "' has a negative size at " + f.describe_size(sizes_));
     const std::size_t nbytes = static_cast<std::size_t>(sl.count) * families::dtype_bytes(a.type);
-    if (a.direction != intent::out) sl.input.resize(nbytes);
-    if (a.direction != intent::in) sl.expected.resize(nbytes);
+    if (a.direction != intent::out) sl.input = shared_bytes(nbytes);
+    if (a.direction != intent::in) sl.expected = shared_bytes(nbytes);
     offset += arena::align(nbytes);
     slots_.push_back(std::move(sl));
   }
@@ -112,14 +113,39 @@ void problem::fill(std::uint64_t seed, int distribution) {
   reference_current_ = false;
   ++instance_;
   if (generator_ && generator_->generate) {
-    std::vector<glp_arg> args;
-    for (auto& sl : slots_)
-      args.push_back(glp_arg{sl.input.empty() ? nullptr : sl.input.data(), sl.count,
-                             static_cast<std::int32_t>(sl.spec->type), static_cast<std::int32_t>(sl.spec->direction)});
-    if (generator_->generate(spec_.c_str(), args.data(), static_cast<int>(args.size()), sizes_.data(), seed, distribution) != 0)
-      throw error(family_.generator_source.string(), "cannot generate '" + describe() + "': " + generator_->error());
+    family_process::request q;
+    q.op = 0;
+    q.target = this;
+    q.seed = seed;
+    q.distribution = distribution;
+    const auto r = family_code_.call(q, family_code::generator, describe());  // in its process: a crash or hang is an error
+    if (r.rc != 0) throw error(family_.generator_source.string(), "cannot generate '" + describe() + "': " + r.message);
   }
   draw_inputs(seed, distribution);
+}
+
+// Requests of the family's process: 0 generate, 1 reference, 2 check.
+void problem::serve(const family_process::request& q, family_process::reply& r) {
+  const auto* p = static_cast<const problem*>(q.target);
+  switch (q.op) {
+    case 0: p->generate_here(q.seed, q.distribution, r); break;
+    case 1: {
+      const auto args = p->reference_args();
+      r.rc = reinterpret_cast<reference_fn>(q.function)(args.data(), static_cast<int>(args.size()), p->sizes_.data());
+      break;
+    }
+    case 2: p->check_here(reinterpret_cast<check_fn>(q.function), q.seed, r); break;
+    default: r.rc = -1;
+  }
+}
+
+void problem::generate_here(std::uint64_t seed, int distribution, family_process::reply& r) const {
+  std::vector<glp_arg> args;
+  for (const auto& sl : slots_)
+    args.push_back(glp_arg{sl.input.empty() ? nullptr : sl.input.data(), sl.count, static_cast<std::int32_t>(sl.spec->type),
+                           static_cast<std::int32_t>(sl.spec->direction)});
+  r.rc = generator_->generate(spec_.c_str(), args.data(), static_cast<int>(args.size()), sizes_.data(), seed, distribution);
+  if (r.rc != 0) std::snprintf(r.message, sizeof r.message, "%s", generator_->error().c_str());
 }
 
 void problem::redraw(std::uint64_t seed) {
@@ -141,19 +167,22 @@ void problem::draw_inputs(std::uint64_t seed, int distribution) {
   }
 }
 
-void problem::compute_reference(reference_fn ref) {
+std::vector<glp_arg> problem::reference_args() const {
   std::vector<glp_arg> args;
-  for (auto& sl : slots_) {
-    void* data = nullptr;
-    if (sl.spec->direction == intent::in) {
-      data = sl.input.data();
-    } else {
-      if (sl.spec->direction == intent::inout) sl.expected = sl.input;
-      data = sl.expected.data();
-    }
-    args.push_back(glp_arg{data, sl.count, static_cast<std::int32_t>(sl.spec->type), static_cast<std::int32_t>(sl.spec->direction)});
-  }
-  const int rc = run_reference(family_, ref, args, sizes_.data(), describe());  // in a child: a crash or hang is an error
+  for (const auto& sl : slots_)
+    args.push_back(glp_arg{sl.spec->direction == intent::in ? sl.input.data() : sl.expected.data(), sl.count,
+                           static_cast<std::int32_t>(sl.spec->type), static_cast<std::int32_t>(sl.spec->direction)});
+  return args;
+}
+
+void problem::compute_reference(reference_fn ref) {
+  for (auto& sl : slots_)
+    if (sl.spec->direction == intent::inout && !sl.input.empty()) std::memcpy(sl.expected.data(), sl.input.data(), sl.input.size());
+  family_process::request q;
+  q.op = 1;
+  q.target = this;
+  q.function = reinterpret_cast<const void*>(ref);
+  const int rc = family_code_.call(q, family_code::reference, describe()).rc;  // in its process: a crash or hang is an error
   if (rc != 0) throw error(family_.reference_source.string(), "reference returned " + std::to_string(rc) + " at " + describe());
   reference_current_ = true;
 }
@@ -229,15 +258,14 @@ verdict problem::verify(judge how, check_fn checker, std::uint64_t check_seed) {
     }
   }
   if (how == judge::checker && checker) {
-    std::vector<glp_arg> inputs, outputs;
-    for (auto& sl : slots_) {
-      const auto type = static_cast<std::int32_t>(sl.spec->type), dir = static_cast<std::int32_t>(sl.spec->direction);
-      inputs.push_back(glp_arg{sl.input.empty() ? nullptr : sl.input.data(), sl.count, type, dir});
-      outputs.push_back(glp_arg{sl.spec->direction == intent::in ? nullptr : arena_.data() + sl.offset, sl.count, type, dir});
-    }
-    double rel = 0;
-    if (checker(inputs.data(), outputs.data(), static_cast<int>(slots_.size()), sizes_.data(), check_seed, &rel) != 0)
-      throw error(family_.reference_source.string(), "the checker (glp_check) could not judge " + describe());
+    family_process::request q;
+    q.op = 2;
+    q.target = this;
+    q.function = reinterpret_cast<const void*>(checker);
+    q.seed = check_seed;
+    const auto r = family_code_.call(q, family_code::checker, describe());  // in its process: a crash or hang is an error
+    if (r.rc != 0) throw error(family_.reference_source.string(), "the checker (glp_check) could not judge " + describe());
+    const double rel = r.value;
     v.rel_error = rel;
     if (!(rel <= family_.tolerance)) {
       v.status = "wrong_result";
@@ -247,6 +275,16 @@ verdict problem::verify(judge how, check_fn checker, std::uint64_t check_seed) {
     }
   }
   return v;
+}
+
+void problem::check_here(check_fn checker, std::uint64_t seed, family_process::reply& r) const {
+  std::vector<glp_arg> inputs, outputs;
+  for (const auto& sl : slots_) {
+    const auto type = static_cast<std::int32_t>(sl.spec->type), dir = static_cast<std::int32_t>(sl.spec->direction);
+    inputs.push_back(glp_arg{sl.input.empty() ? nullptr : sl.input.data(), sl.count, type, dir});
+    outputs.push_back(glp_arg{sl.spec->direction == intent::in ? nullptr : arena_.data() + sl.offset, sl.count, type, dir});
+  }
+  r.rc = checker(inputs.data(), outputs.data(), static_cast<int>(slots_.size()), sizes_.data(), seed, &r.value);
 }
 
 std::vector<std::vector<std::byte>> problem::snapshot_outputs() const {

@@ -8,13 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "eval/arena.hpp"
+#include "eval/family_process.hpp"
 #include "eval/protocol.hpp"
 #include "families/family.hpp"
 #include "glp_kernel.h"
 
 namespace galapagos::eval {
 
-class arena;
 using reference_fn = int (*)(const glp_arg*, int, const std::int64_t*);
 // A family's optional checker (glp_check, beside glp_reference): decides from the inputs and a
 // candidate's outputs, far faster than the reference computes them, whether the outputs are right
@@ -44,8 +45,12 @@ struct verdict {
 class problem {
  public:
   // spec/gen: the generator's problem spec and functions, when the family has a generator.
-  problem(const families::family& f, families::sizes s, arena& shared, std::string spec = {},
+  // family_code: the process that runs the family's reference, checker and generator (started by
+  // the owner once every problem of it exists: its requests point at them).
+  problem(const families::family& f, families::sizes s, arena& shared, family_process& family_code, std::string spec = {},
           const generator_fns* gen = nullptr);
+  // The handler of that process: runs a problem's generate, reference or check request there.
+  static void serve(const family_process::request& q, family_process::reply& r);
   // Arena bytes a problem of this family and size needs.
   static std::size_t arena_bytes(const families::family& f, const families::sizes& s);
 
@@ -82,18 +87,23 @@ class problem {
     const families::arg_spec* spec;
     std::int64_t count;
     std::size_t offset;                    // in the arena
-    std::vector<std::byte> input;          // private copy of in/inout values
-    std::vector<std::byte> expected;       // reference result for out/inout
+    shared_bytes input;                    // private copy of in/inout values
+    shared_bytes expected;                 // reference result for out/inout
   };
   const families::family& family_;
   families::sizes sizes_;
   arena& arena_;
+  family_process& family_code_;
   std::string spec_;
   const generator_fns* generator_;
   std::uint64_t instance_ = 0;
   std::vector<slot> slots_;
   bool reference_current_ = false;
   void draw_inputs(std::uint64_t seed, int distribution);
+  std::vector<glp_arg> reference_args() const;
+  // What serve() runs in the family's process.
+  void generate_here(std::uint64_t seed, int distribution, family_process::reply& r) const;
+  void check_here(check_fn checker, std::uint64_t seed, family_process::reply& r) const;
   double bytes_, flops_;
 };
 

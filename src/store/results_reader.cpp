@@ -2,12 +2,19 @@
 
 #include <hdf5.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
 #include <filesystem>
 #include <utility>
 
 #include "store/hdf5_handle.hpp"
 #include "util/error.hpp"
+#include "util/hash.hpp"
+#include "util/isolated.hpp"
 
 namespace galapagos::store {
 
@@ -30,6 +37,120 @@ herr_t reclaim(hid_t type, hid_t space, void* buffer) {
 #endif
 }
 
+id_handle read_only_access() {
+  id_handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
+  // Read-only: no lock, so a reader never stands in the way of anything else.
+  H5Pset_file_locking(fapl.get(), false, true);
+#endif
+  return fapl;
+}
+
+// Reads every attribute and every dataset of a file whole, in its native types. What is read
+// first is a message (one line, "damaged ...") for the first object that does not read.
+struct whole_file_reader {
+  hid_t file;
+  std::string problem;
+
+  bool attributes(hid_t object, const std::string& name) {
+    const herr_t r = H5Aiterate2(
+        object, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr,
+        [](hid_t loc, const char* key, const H5A_info_t*, void*) -> herr_t {
+          const id_handle a(H5Aopen(loc, key, H5P_DEFAULT), H5Aclose);
+          const id_handle type(a.valid() ? H5Aget_type(a.get()) : H5I_INVALID_HID, H5Tclose);
+          const id_handle mem(type.valid() ? H5Tget_native_type(type.get(), H5T_DIR_DEFAULT) : H5I_INVALID_HID, H5Tclose);
+          const id_handle space(a.valid() ? H5Aget_space(a.get()) : H5I_INVALID_HID, H5Sclose);
+          const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+          if (!mem.valid() || n < 0) return -1;
+          std::vector<unsigned char> buf(static_cast<std::size_t>(n) * H5Tget_size(mem.get()) + 1);
+          if (H5Aread(a.get(), mem.get(), buf.data()) < 0) return -1;
+          reclaim(mem.get(), space.get(), buf.data());
+          return 0;
+        },
+        nullptr);
+    if (r < 0) problem = "damaged file: cannot read the attributes of " + name + " (" + hdf5_message() + ")";
+    return r >= 0;
+  }
+
+  bool dataset(hid_t ds, const std::string& name) {
+    const id_handle type(H5Dget_type(ds), H5Tclose);
+    const id_handle mem(type.valid() ? H5Tget_native_type(type.get(), H5T_DIR_DEFAULT) : H5I_INVALID_HID, H5Tclose);
+    const id_handle space(H5Dget_space(ds), H5Sclose);
+    const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+    if (!mem.valid() || n < 0) {
+      problem = "damaged file: cannot read the type or extent of " + name + " (" + hdf5_message() + ")";
+      return false;
+    }
+    const std::size_t bytes = static_cast<std::size_t>(n) * H5Tget_size(mem.get());
+    if (bytes > (std::size_t{1} << 34)) {
+      problem = "damaged file: dataset " + name + " claims " + std::to_string(bytes) + " bytes";
+      return false;
+    }
+    std::vector<unsigned char> buf(bytes + 1);
+    if (n > 0 && H5Dread(ds, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0) {
+      const bool checksum = detail::hdf5_checksum_failed();
+      problem = "damaged dataset " + name + (checksum ? " (checksum mismatch)" : " (unreadable)") + ": " + hdf5_message();
+      return false;
+    }
+    if (n > 0) reclaim(mem.get(), space.get(), buf.data());
+    return true;
+  }
+
+  bool everything() {
+    if (!attributes(file, "/")) return false;
+    const herr_t r = H5Lvisit(
+        file, H5_INDEX_NAME, H5_ITER_NATIVE,
+        [](hid_t group, const char* name, const H5L_info_t*, void* data) -> herr_t {
+          auto* self = static_cast<whole_file_reader*>(data);
+          const std::string path = std::string("/") + name;
+          const id_handle object(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
+          if (!object.valid()) {
+            self->problem = "damaged file: cannot open " + path + " (" + hdf5_message() + ")";
+            return -1;
+          }
+          if (!self->attributes(object.get(), path)) return -1;
+          if (H5Iget_type(object.get()) == H5I_DATASET && !self->dataset(object.get(), path)) return -1;
+          return 0;
+        },
+        this);
+    if (r < 0 && problem.empty()) problem = "damaged file: cannot list its objects (" + hdf5_message() + ")";
+    return r >= 0;
+  }
+};
+
+// Reads the whole file once in a child process before this process trusts it: a damaged file's
+// metadata (a flipped bit in an object header or a B-tree, which no dataset checksum covers) can
+// crash libhdf5 itself, and a crash there must be an error naming the file, not the end of
+// galapagos. Throws galapagos::error(path, "damaged ...") for what does not read.
+void check_whole_file(const std::string& path) {
+  const std::string tail = "; the file cannot be read (restore it from a copy)";
+  const auto outcome = util::run_isolated(
+      [&](int message_fd) {
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        const id_handle fapl = read_only_access();
+        const id_handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+        std::string problem;
+        int code = 0;
+        if (!file.valid()) {
+          problem = "not a readable HDF5 file (truncated or corrupt?): " + hdf5_message();
+          code = 2;
+        } else {
+          whole_file_reader reader{file.get(), {}};
+          if (!reader.everything()) problem = reader.problem + tail, code = 1;
+        }
+        if (!problem.empty() && write(message_fd, problem.data(), problem.size()) < 0) return 1;
+        return code;
+      },
+      300);
+  using how = util::isolated_outcome::kind;
+  if (outcome.how == how::signaled)
+    throw galapagos::damaged_file(path, "damaged file: reading it crashed the HDF5 library with " + outcome.signal_name() + tail);
+  if (outcome.how == how::timed_out) throw galapagos::damaged_file(path, "damaged file: reading it did not finish within 300 s" + tail);
+  if (outcome.code == 2) throw galapagos::error(path, outcome.message);  // not HDF5 at all
+  if (outcome.code != 0)
+    throw galapagos::damaged_file(path, outcome.message.empty() ? "damaged file: cannot be read whole" + tail : outcome.message);
+}
+
 }  // namespace
 
 struct results_reader::impl {
@@ -47,7 +168,7 @@ struct results_reader::impl {
   // or a filter or storage error): the file is damaged, and nothing of the dataset is believed.
   [[noreturn]] void damaged(const std::string& dataset) const {
     const bool checksum = detail::hdf5_checksum_failed();
-    throw galapagos::error(path, "damaged dataset " + dataset + (checksum ? " (checksum mismatch)" : " (unreadable)") + ": " +
+    throw galapagos::damaged_file(path, "damaged dataset " + dataset + (checksum ? " (checksum mismatch)" : " (unreadable)") + ": " +
                                      hdf5_message() + "; the file cannot be read (restore it from a copy)");
   }
 
@@ -111,28 +232,22 @@ results_reader results_reader::open(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw galapagos::error(path, "no such file");
   if (!std::filesystem::is_regular_file(path, ec)) throw galapagos::error(path, "not a regular file");
+  check_whole_file(path);  // and this process never opens it: each query's child does
   auto p = std::make_unique<impl>();
   p->path = path;
-  const id_handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
-  // Read-only: no lock, so a reader never stands in the way of anything else.
-  H5Pset_file_locking(fapl.get(), false, true);
-#endif
-  p->file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
-  if (p->file < 0) throw galapagos::error(path, "not a readable HDF5 file (truncated or corrupt?): " + hdf5_message());
   return results_reader(std::move(p));
 }
 
 const std::string& results_reader::path() const { return impl_->path; }
 
-bool results_reader::has(const std::string& object) const {
+bool results_reader::has_here(const std::string& object) const {
   if (object == "/") return true;
   // Every parent must exist before H5Lexists may be asked about the child.
   // A negative answer is an error reading the group's links: a damaged file, not a missing object.
   auto exists = [&](const std::string& name) {
     const htri_t e = H5Lexists(impl_->file, name.c_str(), H5P_DEFAULT);
     if (e < 0)
-      throw galapagos::error(impl_->path, "damaged file: cannot look up " + name + " (" + hdf5_message() +
+      throw galapagos::damaged_file(impl_->path, "damaged file: cannot look up " + name + " (" + hdf5_message() +
                                               "); the file cannot be read (restore it from a copy)");
     return e > 0;
   };
@@ -142,8 +257,8 @@ bool results_reader::has(const std::string& object) const {
   return exists(object);
 }
 
-std::optional<std::string> results_reader::string_attribute(const std::string& object, const std::string& key) const {
-  if (!has(object)) return std::nullopt;
+std::optional<std::string> results_reader::string_attribute_here(const std::string& object, const std::string& key) const {
+  if (!has_here(object)) return std::nullopt;
   auto a = impl_->attribute(object, key);
   if (!a) return std::nullopt;
   const id_handle type(H5Aget_type(a->get()), H5Tclose);
@@ -175,8 +290,8 @@ std::optional<std::string> results_reader::string_attribute(const std::string& o
   }
 }
 
-std::optional<double> results_reader::number_attribute(const std::string& object, const std::string& key) const {
-  if (!has(object)) return std::nullopt;
+std::optional<double> results_reader::number_attribute_here(const std::string& object, const std::string& key) const {
+  if (!has_here(object)) return std::nullopt;
   auto a = impl_->attribute(object, key);
   if (!a) return std::nullopt;
   const id_handle type(H5Aget_type(a->get()), H5Tclose);
@@ -188,8 +303,8 @@ std::optional<double> results_reader::number_attribute(const std::string& object
   return v;
 }
 
-std::optional<std::string> results_reader::text(const std::string& dataset) const {
-  if (!has(dataset)) return std::nullopt;
+std::optional<std::string> results_reader::text_here(const std::string& dataset) const {
+  if (!has_here(dataset)) return std::nullopt;
   const id_handle ds(H5Dopen2(impl_->file, dataset.c_str(), H5P_DEFAULT), H5Dclose);
   if (!ds.valid()) impl_->fail("open dataset " + dataset);
   const id_handle space(H5Dget_space(ds.get()), H5Sclose);
@@ -201,9 +316,9 @@ std::optional<std::string> results_reader::text(const std::string& dataset) cons
   return out;
 }
 
-std::optional<std::string> results_reader::source(const std::string& hash) const {
+std::optional<std::string> results_reader::source_here(const std::string& hash) const {
   const std::string name = "/sources/" + hash;
-  if (hash.empty() || hash.find('/') != std::string::npos || !has(name)) return std::nullopt;
+  if (hash.empty() || hash.find('/') != std::string::npos || !has_here(name)) return std::nullopt;
   const id_handle ds(H5Dopen2(impl_->file, name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!ds.valid()) impl_->fail("open dataset " + name);
   const id_handle mem = impl_->string_type();
@@ -212,10 +327,14 @@ std::optional<std::string> results_reader::source(const std::string& hash) const
   if (!text) throw galapagos::error(impl_->path, name + " cannot be read as a text");
   std::string out = text;
   H5free_memory(text);
+  // Sources are stored under the hash of their text: a text that does not match its name was
+  // damaged on disk (no checksum covers a scalar dataset), and must not be built or reviewed.
+  if (util::hash_text(out) != hash)
+    throw galapagos::damaged_file(impl_->path, "damaged dataset " + name + ": its text does not match its hash; the file cannot be read (restore it from a copy)");
   return out;
 }
 
-std::size_t results_reader::rows(const std::string& table) const {
+std::size_t results_reader::rows_here(const std::string& table) const {
   const id_handle ds = impl_->open_dataset(table);
   const id_handle space(H5Dget_space(ds.get()), H5Sclose);
   hsize_t n = 0;
@@ -224,15 +343,15 @@ std::size_t results_reader::rows(const std::string& table) const {
   return static_cast<std::size_t>(n);
 }
 
-std::vector<std::int64_t> results_reader::integers(const std::string& table, const std::string& field) const {
+std::vector<std::int64_t> results_reader::integers_here(const std::string& table, const std::string& field) const {
   return impl_->column<std::int64_t>(table, field, H5T_NATIVE_INT64, H5T_INTEGER);
 }
 
-std::vector<double> results_reader::numbers(const std::string& table, const std::string& field) const {
+std::vector<double> results_reader::numbers_here(const std::string& table, const std::string& field) const {
   return impl_->column<double>(table, field, H5T_NATIVE_DOUBLE, H5T_FLOAT);
 }
 
-std::vector<std::string> results_reader::strings(const std::string& table, const std::string& field) const {
+std::vector<std::string> results_reader::strings_here(const std::string& table, const std::string& field) const {
   const id_handle mem = impl_->string_type();
   std::vector<char*> raw = impl_->column<char*>(table, field, mem.get(), H5T_STRING);
   std::vector<std::string> out;
@@ -246,6 +365,157 @@ std::vector<std::string> results_reader::strings(const std::string& table, const
     reclaim(compound.get(), space.get(), raw.data());
   }
   return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Every query runs in a child process (util::run_isolated) and sends its answer back encoded:
+// libhdf5 can crash on a damaged file (a flipped bit in a global heap or an object header, which
+// no dataset checksum covers), and where it crashes depends on the process's memory layout, so no
+// earlier check can promise that a later read in this process is safe. The child's answer is
+// "V" and the value, or "D" and a galapagos::damaged_file's message, "E" and a galapagos::error's,
+// or "X" and another exception's.
+
+namespace {
+
+void put(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+void put(std::string& out, std::int64_t v) { put(out, static_cast<std::uint64_t>(v)); }
+void put(std::string& out, double v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+void put(std::string& out, bool v) { out.push_back(v ? 1 : 0); }
+void put(std::string& out, const std::string& v) {
+  put(out, static_cast<std::uint64_t>(v.size()));
+  out.append(v);
+}
+template <class T>
+void put(std::string& out, const std::optional<T>& v) {
+  put(out, v.has_value());
+  if (v) put(out, *v);
+}
+template <class T>
+void put(std::string& out, const std::vector<T>& v) {
+  put(out, static_cast<std::uint64_t>(v.size()));
+  for (const auto& x : v) put(out, x);
+}
+
+struct decoder {
+  const std::string& in;
+  std::size_t at = 1;
+  void bytes(void* to, std::size_t n) {
+    if (at + n > in.size()) throw std::length_error("short answer");
+    std::memcpy(to, in.data() + at, n);
+    at += n;
+  }
+  void get(std::uint64_t& v) { bytes(&v, sizeof v); }
+  void get(std::int64_t& v) { bytes(&v, sizeof v); }
+  void get(double& v) { bytes(&v, sizeof v); }
+  void get(bool& v) {
+    char c = 0;
+    bytes(&c, 1);
+    v = c != 0;
+  }
+  void get(std::string& v) {
+    std::uint64_t n = 0;
+    get(n);
+    if (n > in.size() - at) throw std::length_error("short answer");
+    v.assign(in.data() + at, n);
+    at += n;
+  }
+  template <class T>
+  void get(std::optional<T>& v) {
+    bool has = false;
+    get(has);
+    if (!has) return v.reset();
+    T x{};
+    get(x);
+    v = std::move(x);
+  }
+  template <class T>
+  void get(std::vector<T>& v) {
+    std::uint64_t n = 0;
+    get(n);
+    if (n > in.size()) throw std::length_error("short answer");
+    v.resize(n);
+    for (auto& x : v) get(x);
+  }
+};
+
+}  // namespace
+
+template <class T, class F>
+T results_reader::isolated(F&& read) const {
+  const std::string& path = impl_->path;
+  const auto outcome = util::run_isolated(
+      [&](int fd) {
+        std::string out;
+        try {
+          H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+          const id_handle fapl = read_only_access();
+          impl_->file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());  // this child's copy of impl
+          if (impl_->file < 0) throw galapagos::error(path, "not a readable HDF5 file (truncated or corrupt?): " + hdf5_message());
+          const T value = read();
+          out.push_back('V');
+          put(out, value);
+        } catch (const galapagos::damaged_file& e) {
+          out.assign(1, 'D').append(e.what());
+        } catch (const galapagos::error& e) {
+          out.assign(1, 'E').append(e.what());
+        } catch (const std::exception& e) {
+          out.assign(1, 'X').append(e.what());
+        }
+        for (std::size_t done = 0; done < out.size();) {
+          const ssize_t n = write(fd, out.data() + done, out.size() - done);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) return 1;
+          done += static_cast<std::size_t>(n);
+        }
+        return 0;
+      },
+      300);
+  const std::string tail = "; the file cannot be read (restore it from a copy)";
+  using how = util::isolated_outcome::kind;
+  if (outcome.how == how::signaled)
+    throw galapagos::damaged_file(path, "damaged file: reading it crashed the HDF5 library with " + outcome.signal_name() + tail);
+  if (outcome.how == how::timed_out) throw galapagos::damaged_file(path, "damaged file: reading it did not finish within 300 s" + tail);
+  const std::string& m = outcome.message;
+  if (outcome.code != 0 || m.empty()) throw galapagos::error(path, "cannot be read: the reading process ended with status " + std::to_string(outcome.code));
+  if (m[0] == 'D') throw galapagos::damaged_file(m.substr(1));
+  if (m[0] == 'E') throw galapagos::error(m.substr(1));
+  if (m[0] == 'X') throw galapagos::damaged_file(path, "damaged file: reading it failed (" + m.substr(1) + ")" + tail);
+  T value{};
+  decoder d{m};
+  try {
+    d.get(value);
+  } catch (const std::length_error&) {
+    throw galapagos::error(path, "cannot be read: the reading process's answer is incomplete");
+  }
+  return value;
+}
+
+bool results_reader::has(const std::string& object) const {
+  return isolated<bool>([&] { return has_here(object); });
+}
+std::optional<std::string> results_reader::string_attribute(const std::string& object, const std::string& key) const {
+  return isolated<std::optional<std::string>>([&] { return string_attribute_here(object, key); });
+}
+std::optional<double> results_reader::number_attribute(const std::string& object, const std::string& key) const {
+  return isolated<std::optional<double>>([&] { return number_attribute_here(object, key); });
+}
+std::optional<std::string> results_reader::text(const std::string& dataset) const {
+  return isolated<std::optional<std::string>>([&] { return text_here(dataset); });
+}
+std::optional<std::string> results_reader::source(const std::string& hash) const {
+  return isolated<std::optional<std::string>>([&] { return source_here(hash); });
+}
+std::size_t results_reader::rows(const std::string& table) const {
+  return static_cast<std::size_t>(isolated<std::uint64_t>([&] { return static_cast<std::uint64_t>(rows_here(table)); }));
+}
+std::vector<std::int64_t> results_reader::integers(const std::string& table, const std::string& field) const {
+  return isolated<std::vector<std::int64_t>>([&] { return integers_here(table, field); });
+}
+std::vector<double> results_reader::numbers(const std::string& table, const std::string& field) const {
+  return isolated<std::vector<double>>([&] { return numbers_here(table, field); });
+}
+std::vector<std::string> results_reader::strings(const std::string& table, const std::string& field) const {
+  return isolated<std::vector<std::string>>([&] { return strings_here(table, field); });
 }
 
 }  // namespace galapagos::store

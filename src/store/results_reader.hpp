@@ -1,5 +1,6 @@
 // Read-only access to a results file (schema: docs/hdf5-schema.md), for `galapagos resume` and
-// replay. Tables are read one named field at a time, so a file whose tables carry more fields
+// replay. The file is untrusted: opening it reads it whole once, and every query runs in a child
+// process, so that a damaged file is an error naming it, never a crash of galapagos. Tables are read one named field at a time, so a file whose tables carry more fields
 // than this build knows still reads, and a missing field is an error that names it.
 #pragma once
 
@@ -40,6 +41,18 @@ class results_reader {
   std::vector<std::string> strings(const std::string& table, const std::string& field) const;
 
  private:
+  // What each query above runs in a child process (results_reader.cpp says why).
+  template <class T, class F>
+  T isolated(F&& read) const;
+  bool has_here(const std::string& object) const;
+  std::optional<std::string> string_attribute_here(const std::string& object, const std::string& key) const;
+  std::optional<double> number_attribute_here(const std::string& object, const std::string& key) const;
+  std::optional<std::string> text_here(const std::string& dataset) const;
+  std::optional<std::string> source_here(const std::string& hash) const;
+  std::size_t rows_here(const std::string& table) const;
+  std::vector<std::int64_t> integers_here(const std::string& table, const std::string& field) const;
+  std::vector<double> numbers_here(const std::string& table, const std::string& field) const;
+  std::vector<std::string> strings_here(const std::string& table, const std::string& field) const;
   struct impl;
   explicit results_reader(std::unique_ptr<impl> p);
   std::unique_ptr<impl> impl_;

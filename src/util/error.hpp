@@ -15,4 +15,11 @@ class error : public std::runtime_error {
       : std::runtime_error(file + ": " + problem) {}
 };
 
+// A file whose stored bytes cannot be believed (a failed checksum, an object that does not read,
+// a reader that crashed on it): nothing of it may be used, not even for a warning.
+class damaged_file : public error {
+ public:
+  using error::error;
+};
+
 }  // namespace galapagos
