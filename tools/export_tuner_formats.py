@@ -23,7 +23,8 @@ import math
 import os
 import sys
 
-import h5py
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from galapagos_results import ResultsError, load  # noqa: E402
 
 
 def fail(path, problem):
@@ -50,23 +51,18 @@ def sort_values(values):
 
 def read_rows(path):
     try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        fail(path, f"not a readable HDF5 file ({e})")
-    with f:
-        if "galapagos_version" not in f.attrs:
-            fail(path, "not a galapagos results file (no galapagos_version attribute)")
-        if "candidates" not in f:
-            fail(path, "no /candidates table")
-        c = f["candidates"][()]
-        meta = {k: text(f.attrs[k]) for k in ("family", "backend", "fitness_size", "galapagos_version", "created_utc") if k in f.attrs}
-        machine = text(f["machine"][0]["cpu_model"]) if "machine" in f and f["machine"].shape[0] else ""
-    names = c.dtype.names
+        r = load(path)  # in a child process: a damaged file is an error naming it, never a crash
+    except ResultsError as e:
+        fail(path, str(e).split(": ", 1)[-1] if str(e).startswith(f"{path}: ") else str(e))
+    meta = {k: str(r.attrs[k]) for k in ("family", "backend", "fitness_size", "galapagos_version", "created_utc") if k in r.attrs}
+    machine = str(r.machine.cpu_model.iloc[0]) if "cpu_model" in r.machine.columns and len(r.machine) else ""
+    c = r.candidates
+    names = list(c.columns)
     for field in ("params", "status", "time_median_s", "compile_time_s", "eval_time_s", "origin"):
         if field not in names:
             fail(path, f"/candidates has no field '{field}'")
     rows = []
-    for r in c:
+    for r in c.to_dict("records"):
         status, origin = text(r["status"]), text(r["origin"])
         if status == "not_recorded" or origin == "winner_recheck":
             continue

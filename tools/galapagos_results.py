@@ -16,9 +16,12 @@ docs/analysis.md has a worked example."""
 import json
 import math
 import os
+import pickle
 import re
+import signal
+import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import pandas as pd
@@ -103,8 +106,13 @@ class Results:
     _sources: dict = field(default_factory=dict, repr=False)
 
     def source(self, source_hash):
-        """The source text stored under this hash in /sources (None when absent)."""
-        return self._sources.get(source_hash)
+        """The source text stored under this hash in /sources (None when absent). Raises
+        ResultsError when the text does not match its hash (damaged on disk)."""
+        text = self._sources.get(source_hash)
+        if text is not None and content_hash(text) != source_hash:
+            raise ResultsError(f"{self.path}: damaged dataset /sources/{source_hash}: its text does not match its hash; "
+                               "the file cannot be read (restore it from a copy)")
+        return text
 
     def ok(self):
         """The candidates that passed every check, fastest first."""
@@ -126,6 +134,52 @@ class Results:
         return ok.iloc[0]
 
 
+def _read_everything(path):
+    """Reads every attribute and every dataset of the file whole (in load()'s child).
+    Returns None, or one line naming the first object that does not read."""
+    import h5py
+    try:
+        f = h5py.File(path, "r")
+    except Exception:  # noqa: BLE001 (not HDF5 at all: the reader says so)
+        return None
+    reading = "/"
+    try:
+        with f:
+            for _ in f.attrs.items():
+                pass
+            names = []
+            f.visit(names.append)
+            for name in names:
+                reading = "/" + name
+                obj = f[name]
+                for _ in obj.attrs.items():
+                    pass
+                if isinstance(obj, h5py.Dataset):
+                    obj[()]
+    except Exception as e:  # noqa: BLE001 (the file is damaged: whatever h5py raises)
+        checked = False
+        try:
+            with h5py.File(path, "r") as again:
+                checked = reading != "/" and bool(getattr(again[reading], "fletcher32", False))
+        except Exception:  # noqa: BLE001
+            pass
+        kind = "checksum mismatch" if checked and isinstance(e, OSError) else "unreadable"
+        first = (str(e).splitlines() or [type(e).__name__])[0]
+        return f"damaged dataset {reading} ({kind}): {first}" if reading != "/" else f"damaged file: {first}"
+    return None
+
+
+def content_hash(text):
+    """galapagos' content hash of a text (src/util/hash.cpp): the name a source is stored under."""
+    mask, prime = (1 << 64) - 1, 0x100000001b3
+    a, b = 0xcbf29ce484222325, 0x84222325cbf29ce4
+    data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    for c in data + len(data).to_bytes(8, "little"):
+        a = ((a ^ c) * prime) & mask
+        b = ((b ^ ((c + 0x5B) & 0xFF)) * prime) & mask
+    return f"{a:016x}{b:016x}"
+
+
 def _open(path):
     import h5py  # Debian's python3-h5py
     if not os.path.exists(path):
@@ -142,10 +196,58 @@ def _open(path):
         raise ResultsError(f"{path}: cannot be read as HDF5 ({str(e).splitlines()[0]})") from None
 
 
+_TAIL = "; the file cannot be read (restore it from a copy)"
+
+
 def load(path, require_success=False):
     """Reads the whole results file at `path`. require_success: raise ResultsError when no
-    candidate passed its checks (nothing to report or export)."""
+    candidate passed its checks (nothing to report or export).
+
+    The file is read in a child process and its tables come back pickled: libhdf5 can crash on a
+    damaged file (a flipped bit in a global heap or an object header, which no dataset checksum
+    covers), and where it crashes depends on the process's memory, so no check made first could
+    promise that reading it here is safe. A crash there is a ResultsError naming the file."""
     path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ResultsError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise ResultsError(f"{path}: is a folder, not a results file")
+    argv = [sys.executable, os.path.abspath(__file__), "--load", path] + (["--require-success"] if require_success else [])
+    try:
+        p = subprocess.run(argv, capture_output=True, timeout=600, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    except subprocess.TimeoutExpired:
+        raise ResultsError(f"{path}: damaged file: reading it did not finish within 600 s{_TAIL}") from None
+    if p.returncode < 0:
+        try:
+            name = signal.Signals(-p.returncode).name
+        except ValueError:
+            name = f"signal {-p.returncode}"
+        raise ResultsError(f"{path}: damaged file: reading it crashed the HDF5 library ({name}){_TAIL}")
+    err = [line for line in p.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    if p.returncode == 2 and err:
+        raise ResultsError(err[-1])
+    if p.returncode != 0:
+        raise ResultsError(f"{path}: cannot be read (the reading process ended with status {p.returncode}"
+                           f"{': ' + err[-1] if err else ''})")
+    return Results(**pickle.loads(p.stdout))
+
+
+def _load_child(path, require_success):
+    """load()'s child: reads every object once (the damaged one is named), then the tables;
+    writes them pickled to stdout. Exit 2 with the message on stderr for a ResultsError."""
+    try:
+        problem = _read_everything(path)
+        if problem:
+            raise ResultsError(f"{path}: {problem}{_TAIL}")
+        r = _load_here(path, require_success)
+    except ResultsError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    sys.stdout.buffer.write(pickle.dumps({f.name: getattr(r, f.name) for f in fields(r)}, protocol=pickle.HIGHEST_PROTOCOL))
+    return 0
+
+
+def _load_here(path, require_success=False):
     with _open(path) as f:
         attrs = {k: _attr(v) for k, v in f.attrs.items()}
         if "galapagos_version" not in attrs or "candidates" not in f:
@@ -205,6 +307,8 @@ def load(path, require_success=False):
 
 
 def main(argv):
+    if len(argv) in (3, 4) and argv[1] == "--load":  # load()'s child
+        return _load_child(argv[2], argv[3:] == ["--require-success"])
     if len(argv) != 2 or argv[1] in ("-h", "--help"):
         print("usage: galapagos_results.py RESULTS.h5   (prints the tables' sizes and the best candidate)",
               file=sys.stderr if len(argv) != 2 else sys.stdout)

@@ -135,13 +135,12 @@ def make_cases():
             out.append(case(f"space {fam}: {what}", [galapagos, "space", fam, "--sample", "3"], [path], env=env, ok_codes=(0, 1)))
         else:  # a results file
             original = rng.choice(results)
-            tool = rng.choice(["simulate", "simulate", "loader", "loader", "resume", "report"])
-            # Skipped for now: bit flips in the tables' data under h5py (the pandas loader, and
-            # report, which reads the file with h5py) can crash libhdf5 itself (SIGSEGV); damaged-file
-            # detection (HDF5 checksums, store/ and report) is being added elsewhere. Truncated
-            # files are fuzzed for them; simulate and resume (galapagos' own reader) get both.
+            tool = rng.choice(["simulate", "simulate", "loader", "loader", "resume", "report", "export"])
+            # Truncations and bit flips anywhere (headers, B-trees, global heaps, chunks): libhdf5
+            # can crash on them, so every reader reads in a child process (store/results_reader,
+            # tools/galapagos_results.py) and a crash there is one line naming the file.
             with open(original, "rb") as f:
-                data, what = mutate_bytes(f.read(), flips_allowed=tool in ("simulate", "resume"))
+                data, what = mutate_bytes(f.read())
             path = write(os.path.join(d, os.path.basename(original)), data)
             if tool == "simulate":
                 out.append(case(f"simulate {os.path.basename(original)}: {what}", [galapagos, "simulate", path, "--budget", "5"], [path],
@@ -152,6 +151,9 @@ def make_cases():
             elif tool == "resume":
                 out.append(case(f"resume {os.path.basename(original)}: {what}", [galapagos, "resume", path, "--quiet"], [path],
                                 changes_allowed=True))
+            elif tool == "export":  # exit 1: the winner re-checked and flagged (a damaged source is exit 2)
+                out.append(case(f"export {os.path.basename(original)}: {what}",
+                                [galapagos, "export", path, "--out", os.path.join(d, "export")], [path], ok_codes=(0, 1)))
             else:
                 out.append(case(f"report {os.path.basename(original)}: {what}",
                                 [galapagos, "report", path, "--out", os.path.join(d, "report")], [path]))

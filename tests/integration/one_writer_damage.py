@@ -7,7 +7,13 @@ file is an error, never a signal.
   leaves a complete file. Once with HDF5's own file locking, once with HDF5_USE_FILE_LOCKING=FALSE.
 - Bytes flipped inside the /candidates chunk of a results file: report, export, resume, simulate
   and the pandas loader exit 2 with one line "FILE: damaged dataset /candidates (checksum
-  mismatch)" (the store writes Fletcher-32 checksums); nothing is killed by a signal."""
+  mismatch)" (the store writes Fletcher-32 checksums); nothing is killed by a signal.
+- A file without checksums (a recording of an older galapagos) with one bit flipped in a
+  /candidates row's reference to a string in the global heap: reading that row makes libhdf5
+  read through a wild pointer (SIGSEGV in report and export before every read ran in a child
+  process). Every reader exits 0 or exits 2 with one line naming the file; none dies of a signal.
+- A source text that does not match its hash (/sources/<hash>) is a damaged file for export."""
+import hashlib
 import os
 import shutil
 import signal
@@ -104,6 +110,42 @@ check(snapshot(damaged) == before and not os.path.exists(damaged + ".partial") a
 r = subprocess.run(["/usr/bin/python3", os.path.join(tools, "galapagos_results.py"), recording], capture_output=True,
                    text=True, timeout=120)
 check(r.returncode == 0, f"a file written without checksums still loads: {r.stderr[-200:]}")
+
+# --- a wild heap reference in a file without checksums ---------------------------------------------
+gemm = os.path.join(os.path.dirname(recording), "gemm-cpu.h5")
+with open(gemm, "rb") as f:
+    data = bytearray(f.read())
+check(hashlib.sha256(data).hexdigest() == "8e60e4142449dcf383209dce3239e4b04ff51e529e8638cd22946e3634cc2261",
+      "tests/data/spaces/gemm-cpu.h5 is the file whose byte 175365 is a heap reference of /candidates (find another "
+      "bit that crashes libhdf5 if it was replaced)")
+data[175365] ^= 0x40
+wild = os.path.join(work, "wild.h5")
+with open(wild, "wb") as f:
+    f.write(data)
+before = snapshot(wild)
+for name, cmd, codes in (("report", [galapagos, "report", wild, "--out", os.path.join(work, "wild-report")], (0, 2)),
+                         ("export", [galapagos, "export", wild, "--out", os.path.join(work, "wild-export")], (0, 1, 2)),
+                         ("simulate", [galapagos, "simulate", wild, "--budget", "4"], (0, 1, 2)),
+                         ("loader", ["/usr/bin/python3", os.path.join(tools, "galapagos_results.py"), wild], (0, 2))):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    err = r.stderr.strip().splitlines()
+    check(r.returncode in codes and (r.returncode != 2 or (len(err) == 1 and wild in err[0])) and "Traceback" not in r.stderr,
+          f"{name} of a file with a wild heap reference: exit {r.returncode}: {r.stderr.strip()[-300:]}")
+check(snapshot(wild) == before, "the file with a wild heap reference is left as it was")
+
+# --- a source that does not match its hash ------------------------------------------------------
+forged = os.path.join(work, "forged.h5")
+shutil.copy(good, forged)
+with h5py.File(forged, "r+") as f:  # every stored source gets one more space: still C++, no longer its hash
+    for name in list(f["sources"]):
+        text = f["sources"][name][()]
+        text = text.decode() if isinstance(text, bytes) else text
+        del f["sources"][name]
+        f["sources"].create_dataset(name, data=text.replace("for", "for ", 1), dtype=h5py.string_dtype())
+r = subprocess.run([galapagos, "export", forged, "--out", os.path.join(work, "forged-export")], capture_output=True, text=True,
+                   timeout=300, env=env)
+check(one_line(r, 2, forged, "damaged dataset /sources/", "its text does not match its hash"),
+      f"export of a source that does not match its hash: exit {r.returncode}: {r.stderr.strip()[-300:]}")
 
 if failures:
     print(f"{len(failures)} failure(s)")
