@@ -18,6 +18,9 @@ import tomllib
 
 import h5py
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from galapagos_results import content_hash  # noqa: E402
+
 galapagos, results, work = sys.argv[1:4]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -89,11 +92,16 @@ honest = open(os.path.join(root, "kernels", "stencil3d7", "baselines", "openmp_p
 cheat = honest.replace("  return 0;\n}", f"  if (!({known}) && nx * ny * nz > 0) v[0] += 1.0;\n  return 0;\n}}")
 if cheat == honest:
     fail("could not build the cheating source")
-with h5py.File(cheat_file, "r+") as f:
-    row = [c for c in f["candidates"][:] if int(c["id"]) == winner_id][0]
-    h = row["source_hash"].decode()
-    del f["sources"][h]
+with h5py.File(cheat_file, "r+") as f:  # the cheat stored under its own hash, the winner's row pointing at it
+    rows = f["candidates"][:]
+    index = [i for i, c in enumerate(rows) if int(c["id"]) == winner_id][0]
+    h = content_hash(cheat)
     f["sources"].create_dataset(h, data=cheat, dtype=h5py.string_dtype("utf-8"))
+    row = rows[index]
+    row["source_hash"] = h.encode()
+    f["candidates"][index] = row
+    if "source_hash" in f["winner"].attrs:
+        f["winner"].attrs["source_hash"] = h
 flagged = os.path.join(work, "flagged")
 p = run([galapagos, "export", cheat_file, "--out", flagged])
 if p.returncode != 1:
