@@ -25,7 +25,7 @@
 #include "archipelago/topology.hpp"
 #include "core/island.hpp"
 #include "eval/evaluator.hpp"
-#include "eval/reference_runner.hpp"
+#include "eval/family_process.hpp"
 #include "eval/node_lock.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
