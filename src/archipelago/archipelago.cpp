@@ -22,8 +22,8 @@
 #include "archipelago/replay.hpp"
 #include "archipelago/run_config.hpp"
 #include "archipelago/stop_request.hpp"
-#include "archipelago/topology.hpp"
 #include "core/island.hpp"
+#include "core/topology.hpp"
 #include "eval/evaluator.hpp"
 #include "eval/family_process.hpp"
 #include "eval/node_lock.hpp"
@@ -32,11 +32,12 @@
 #include "propose/llm/proposer.hpp"
 #include "propose/llm/variant.hpp"
 #include "store/publish.hpp"
-#include "store/results_target.hpp"
 #include "store/results_file.hpp"
+#include "store/results_target.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/utc.hpp"
 
 namespace galapagos::archipelago {
 
@@ -45,13 +46,6 @@ namespace {
 using nlohmann::json;
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 std::string format_number(double v) {
   char buf[32];
@@ -1137,7 +1131,7 @@ int search(MPI_Comm comm, const search_start& st) {
     const auto& members = groups.members();
     std::vector<std::vector<int>> local;
     try {
-      local = migration_targets({s->config.migration.topology, s->config.migration.degree}, static_cast<int>(members.size()),
+      local = core::migration_targets({s->config.migration.topology, s->config.migration.degree}, static_cast<int>(members.size()),
                                 s->config.seed);
     } catch (const std::invalid_argument& e) {
       throw error(s->config.file.string(), std::string("[migration] topology '") + s->config.migration.topology + "' with " +
@@ -1261,7 +1255,7 @@ int search(MPI_Comm comm, const search_start& st) {
                            {"config_toml", cfg.text},
                            {"config_file", std::filesystem::absolute(cfg.file).string()},
                            {"finished", "false"},
-                           {"created_utc", utc_now()},
+                           {"created_utc", util::utc_now()},
                            {"git_revision", build_info::git_revision},
                            {"family", cfg.family},
                            {"backend", cfg.backend},
@@ -1297,7 +1291,7 @@ int search(MPI_Comm comm, const search_start& st) {
       generations += (r ? "," : "") + std::to_string(snap ? snap->generation : 0);
     }
     file->set_attributes(group, {{"kind", st.plan ? "resume" : "run"},
-                                 {"started_utc", utc_now()},
+                                 {"started_utc", util::utc_now()},
                                  {"host", s->probe.host},
                                  {"galapagos_version", build_info::version},
                                  {"git_revision", build_info::git_revision},

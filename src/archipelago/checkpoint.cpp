@@ -12,6 +12,7 @@
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
+#include "util/utc.hpp"
 
 namespace galapagos::archipelago {
 
@@ -23,13 +24,6 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 
 json num(double v) { return util::json_number(v); }  // a short name: records hold many numbers
 double num_or(const json& j, double null_value) { return j.is_null() ? null_value : j.get<double>(); }
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 std::string island_group(int island) { return "/checkpoint/island_" + std::to_string(island); }
 
@@ -162,7 +156,7 @@ void checkpoint_writer::write(bool announce) {
   working_.set_attribute("/checkpoint", "generation", gen);
   working_.set_attribute("/checkpoint", "checkpoints_written", count_);
   working_.set_attribute("/checkpoint", "checkpoint_time_s", total_s_);
-  working_.set_attributes("/checkpoint", {{"written_utc", utc_now()}});
+  working_.set_attributes("/checkpoint", {{"written_utc", util::utc_now()}});
   working_.flush();
   store::publish_copy(working_.path(), target_);
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -8,9 +8,11 @@
 #include <limits>
 #include <string>
 
+#include "util/verbosity.hpp"
+
 namespace galapagos::archipelago {
 
-enum class verbosity { quiet, normal, verbose };
+using util::verbosity;
 
 // One island's state after a generation. Counts and times cover the island's whole search
 // (every session of a resumed run).

@@ -15,7 +15,7 @@
 namespace galapagos::archipelago {
 
 struct migration_settings {
-  std::string topology = "ring";  // ring | full | random | none (archipelago/topology.hpp)
+  std::string topology = "ring";  // ring | full | random | none (core/topology.hpp)
   int degree = 2;                 // random: neighbours of each island
   // When migrants are taken in: "auto" = by schedule in a replayed run (reproducible), as they
   // arrive otherwise; "asynchronous" = always as they arrive (a replayed run then times the

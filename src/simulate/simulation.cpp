@@ -6,25 +6,13 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/topology.hpp"
+
 namespace galapagos::simulate {
 
 namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
-
-std::vector<std::vector<int>> targets(const std::string& topology, int n) {
-  std::vector<std::vector<int>> out(static_cast<std::size_t>(n));
-  if (n < 2 || topology == "none") return out;
-  for (int i = 0; i < n; ++i) {
-    if (topology == "ring") {
-      out[i].push_back((i + 1) % n);
-    } else {
-      for (int j = 0; j < n; ++j)
-        if (j != i) out[i].push_back(j);
-    }
-  }
-  return out;
-}
 
 struct island_run {
   std::unique_ptr<core::strategy> strategy;
@@ -68,7 +56,7 @@ simulation_result simulate(const recorded_space& space, const simulation_setting
     }
     islands[i].strategy = core::make_strategy(space.space(), s, core::derive_seed(settings.seed, static_cast<std::uint64_t>(i)));
   }
-  const auto graph = targets(settings.topology, n);
+  const auto graph = core::migration_targets({settings.topology, 2}, n, 0);  // ring, full or none: no seed needed
 
   simulation_result out;
   double best = inf;

@@ -3,9 +3,9 @@
 
 #include <spdlog/spdlog.h>
 
-namespace galapagos::util {
+#include "util/verbosity.hpp"
 
-enum class verbosity { quiet, normal, verbose };
+namespace galapagos::util {
 
 // Sets up the default logger: "[rank N] message" to stderr; quiet shows warnings and errors only.
 void setup_logging(int rank, verbosity v);

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "archipelago/topology.hpp"
+#include "core/topology.hpp"
 
-namespace ga = galapagos::archipelago;
+namespace ga = galapagos::core;
 
 TEST(Topology, RingSendsToTheNextIsland) {
   const auto t = ga::migration_targets({"ring", 2}, 4, 1);

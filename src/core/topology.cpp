@@ -1,4 +1,4 @@
-#include "archipelago/topology.hpp"
+#include "core/topology.hpp"
 
 #include <algorithm>
 #include <random>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace galapagos::archipelago {
+namespace galapagos::core {
 
 namespace {
 
@@ -59,4 +59,4 @@ std::vector<std::vector<int>> migration_targets(const topology_spec& t, int isla
   return targets;
 }
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::core

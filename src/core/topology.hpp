@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace galapagos::archipelago {
+namespace galapagos::core {
 
 // ring: island i sends to i+1 (mod n). full: to every other island. random: a random k-regular
 // undirected graph (each island exchanges with its `degree` neighbours; n * degree must be even
@@ -20,4 +20,4 @@ struct topology_spec {
 // graph cannot exist (the message says why).
 std::vector<std::vector<int>> migration_targets(const topology_spec& t, int islands, std::uint64_t seed);
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::core
