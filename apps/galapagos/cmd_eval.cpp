@@ -5,7 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "archipelago/run_config.hpp"
+#include "config/run_config.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "eval/evaluator.hpp"
@@ -50,7 +50,7 @@ int eval_command(const std::vector<std::string>& args) {
     std::vector<std::filesystem::path> path;
     double reference_timeout_s = 0;  // automatic
     if (vm.count("config")) {
-      const auto cfg = archipelago::load_run_config(vm["config"].as<std::string>());
+      const auto cfg = config::load_run_config(vm["config"].as<std::string>());
       settings = cfg.eval;
       reference_timeout_s = cfg.reference_timeout_s;
       path = cfg.kernel_paths;

@@ -16,7 +16,7 @@
 #include <set>
 #include <sstream>
 
-#include "archipelago/progress.hpp"
+#include "run/progress.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "output_folder.hpp"
@@ -35,7 +35,7 @@ using nlohmann::json;
 
 namespace galapagos::cli {
 
-using archipelago::format_seconds;
+using run::format_seconds;
 
 namespace {
 

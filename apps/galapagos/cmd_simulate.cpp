@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "archipelago/progress.hpp"
+#include "run/progress.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "simulate/recorded_space.hpp"
@@ -43,7 +43,7 @@ double quantile(std::vector<double> v, double q) {
   return util::quantile_of_sorted(v, q);
 }
 
-std::string seconds(double s) { return std::isfinite(s) ? archipelago::format_seconds(s) : "failed"; }
+std::string seconds(double s) { return std::isfinite(s) ? run::format_seconds(s) : "failed"; }
 
 }  // namespace
 

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "archipelago/run_config.hpp"
+#include "config/run_config.hpp"
 #include "commands.hpp"
 #include "options.hpp"
 #include "core/rng.hpp"
@@ -41,7 +41,7 @@ int space_command(const std::vector<std::string>& args) {
   try {
     const std::string backend = vm["backend"].as<std::string>();
     std::vector<std::filesystem::path> path;
-    if (vm.count("config")) path = archipelago::load_run_config(vm["config"].as<std::string>()).kernel_paths;
+    if (vm.count("config")) path = config::load_run_config(vm["config"].as<std::string>()).kernel_paths;
     const auto fam = families::load_family(vm["family"].as<std::string>(), families::default_search_path(path));
     const auto& b = fam.backend(backend);
     const auto space = fam.space(backend);

@@ -50,7 +50,7 @@ run_context read_run(const store::results_reader& f, std::string family, std::st
   const auto text = f.string_attribute("/", "config_toml");
   if (!text) throw error(r.path, "no root attribute config_toml: not a galapagos results file");
   const std::filesystem::path config_file = f.string_attribute("/", "config_file").value_or(r.path);
-  r.config = archipelago::parse_run_config(*text, config_file, r.path + " (its stored config)");
+  r.config = config::parse_run_config(*text, config_file, r.path + " (its stored config)");
   if (family.empty()) family = f.string_attribute("/", "family").value_or(r.config.family);
   r.backend = backend.empty() ? f.string_attribute("/", "backend").value_or(r.config.backend) : backend;
   r.family = families::load_family(family, families::default_search_path(r.config.kernel_paths));

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "archipelago/run_config.hpp"
+#include "config/run_config.hpp"
 #include "families/family.hpp"
 #include "store/results_reader.hpp"
 
@@ -25,7 +25,7 @@ struct candidate_record {  // one row of /candidates, the fields export reads
 struct run_context {
   std::string path;
   std::string version;          // galapagos_version of the file
-  archipelago::run_config config;  // the stored config (kernel paths relative to its file)
+  config::run_config config;  // the stored config (kernel paths relative to its file)
   families::family family;
   std::string backend;
   std::string fitness;          // root attribute fitness_size

@@ -10,21 +10,11 @@
 #include <optional>
 #include <string>
 
+#include "run/setup.hpp"
+
 namespace galapagos::archipelago {
 
-struct run_overrides {
-  std::optional<std::filesystem::path> out;
-  std::optional<int> budget;
-  std::optional<std::uint64_t> seed;
-  bool quiet = false;
-  bool verbose = false;  // every candidate, and plain lines even on a terminal (archipelago/progress.hpp)
-  // Serve measurements from this recorded results file instead of measuring (replay mode),
-  // sleeping replay_delay_s per served evaluation.
-  std::optional<std::filesystem::path> replay;
-  double replay_delay_s = 0;
-  // --force: an existing galapagos results file at `out` is replaced (never any other file).
-  bool replace = false;
-};
+using run::run_overrides;  // what the command line changes (run/setup.hpp)
 
 // Runs the search described by `config`. Returns the process exit code: 0 on success (also when
 // stopped by SIGTERM or SIGUSR1 after a checkpoint), 2 when the configuration, the family, a

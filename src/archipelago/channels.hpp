@@ -10,22 +10,24 @@
 #include <string>
 #include <vector>
 
+#include "run/mailbox.hpp"
+
 namespace galapagos::archipelago {
 
-class message_channel {
+class message_channel : public run::mailbox {
  public:
   explicit message_channel(MPI_Comm comm);
   ~message_channel();
   message_channel(const message_channel&) = delete;
   message_channel& operator=(const message_channel&) = delete;
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-  void send(int dest, std::string payload);  // MPI_Isend; the payload is kept until delivered
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void send(int dest, std::string payload) override;  // MPI_Isend; the payload is kept until delivered
   // Every message that has arrived so far (source, payload), without waiting: a message is
   // matched as soon as it is announced and received in the background (a large one completes
   // only when its sender next enters MPI); messages of one source come out in the order sent.
-  std::vector<std::pair<int, std::string>> poll();
+  std::vector<std::pair<int, std::string>> poll() override;
   // Collective: receives every message still in flight towards this rank (returned), then
   // completes this rank's own sends.
   std::vector<std::pair<int, std::string>> finish();

@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "archipelago/channels.hpp"
+#include "run/mailbox.hpp"
 
 namespace galapagos::archipelago {
 
@@ -18,7 +19,7 @@ namespace galapagos::archipelago {
 // signal that arrives while the run is being set up is answered at the first safe point.
 void install_stop_handlers();
 
-class stop_request {
+class stop_request : public run::stop_signal {
  public:
   stop_request(MPI_Comm comm, double grace_s);
   ~stop_request();
@@ -27,12 +28,12 @@ class stop_request {
 
   // Looks at this process's signal flag (telling the other ranks the first time) and at the
   // messages of other ranks. Returns requested(). Never waits.
-  bool poll();
-  bool requested() const { return requested_; }
+  bool poll() override;
+  bool requested() const override { return requested_; }
   // Whether work expected to take `next_s` seconds would end in the last quarter of the grace
   // period (or past it): the island then drops the generation in flight and stops. The last
   // quarter is left for the final checkpoint and for ranks waiting on the node lock.
-  bool out_of_time(double next_s) const;
+  bool out_of_time(double next_s) const override;
   // Collective: returns once every rank has called it (every island left its search loop),
   // polling meanwhile so that a late signal still reaches every rank; calls `idle` between
   // polls (rank 0 writes the records that keep arriving).

@@ -2,11 +2,18 @@
 
 #include <hdf5.h>
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <filesystem>
 #include <utility>
@@ -118,45 +125,21 @@ struct whole_file_reader {
   }
 };
 
-// Reads the whole file once in a child process before this process trusts it: a damaged file's
-// metadata (a flipped bit in an object header or a B-tree, which no dataset checksum covers) can
-// crash libhdf5 itself, and a crash there must be an error naming the file, not the end of
-// galapagos. Throws galapagos::error(path, "damaged ...") for what does not read.
-void check_whole_file(const std::string& path) {
-  const std::string tail = "; the file cannot be read (restore it from a copy)";
-  const auto outcome = util::run_isolated(
-      [&](int message_fd) {
-        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-        const id_handle fapl = read_only_access();
-        const id_handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
-        std::string problem;
-        int code = 0;
-        if (!file.valid()) {
-          problem = "not a readable HDF5 file (truncated or corrupt?): " + hdf5_message();
-          code = 2;
-        } else {
-          whole_file_reader reader{file.get(), {}};
-          if (!reader.everything()) problem = reader.problem + tail, code = 1;
-        }
-        if (!problem.empty() && write(message_fd, problem.data(), problem.size()) < 0) return 1;
-        return code;
-      },
-      300);
-  using how = util::isolated_outcome::kind;
-  if (outcome.how == how::signaled)
-    throw galapagos::damaged_file(path, "damaged file: reading it crashed the HDF5 library with " + outcome.signal_name() + tail);
-  if (outcome.how == how::timed_out) throw galapagos::damaged_file(path, "damaged file: reading it did not finish within 300 s" + tail);
-  if (outcome.code == 2) throw galapagos::error(path, outcome.message);  // not HDF5 at all
-  if (outcome.code != 0)
-    throw galapagos::damaged_file(path, outcome.message.empty() ? "damaged file: cannot be read whole" + tail : outcome.message);
-}
-
 }  // namespace
 
 struct results_reader::impl {
   std::string path;
-  hid_t file = H5I_INVALID_HID;
+  hid_t file = H5I_INVALID_HID;  // open in the reading process only
+  pid_t server = -1;             // the reading process (this process's side)
+  int socket = -1;
+  std::mutex mutex;              // one query at a time
   ~impl() {
+    if (server > 0) {
+      kill(server, SIGKILL);
+      while (waitpid(server, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+    if (socket >= 0) close(socket);
     if (file >= 0) H5Fclose(file);
   }
 
@@ -232,10 +215,11 @@ results_reader results_reader::open(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw galapagos::error(path, "no such file");
   if (!std::filesystem::is_regular_file(path, ec)) throw galapagos::error(path, "not a regular file");
-  check_whole_file(path);  // and this process never opens it: each query's child does
   auto p = std::make_unique<impl>();
   p->path = path;
-  return results_reader(std::move(p));
+  results_reader r(std::move(p));
+  r.start_server();
+  return r;
 }
 
 const std::string& results_reader::path() const { return impl_->path; }
@@ -368,12 +352,12 @@ std::vector<std::string> results_reader::strings_here(const std::string& table, 
 }
 
 // ------------------------------------------------------------------------------------------------
-// Every query runs in a child process (util::run_isolated) and sends its answer back encoded:
-// libhdf5 can crash on a damaged file (a flipped bit in a global heap or an object header, which
-// no dataset checksum covers), and where it crashes depends on the process's memory layout, so no
-// earlier check can promise that a later read in this process is safe. The child's answer is
-// "V" and the value, or "D" and a galapagos::damaged_file's message, "E" and a galapagos::error's,
-// or "X" and another exception's.
+// Every query runs in a reading process of its own (start_server) and its answer comes back
+// encoded: libhdf5 can crash on a damaged file (a flipped bit in a global heap or an object
+// header, which no dataset checksum covers), and where it crashes depends on the process's
+// memory layout, so no earlier check can promise that a later read in this process is safe. An
+// answer is "V" and the value, or "D" and a galapagos::damaged_file's message, "E" and a
+// galapagos::error's, or "X" and another exception's.
 
 namespace {
 
@@ -440,46 +424,162 @@ struct decoder {
 
 }  // namespace
 
-template <class T, class F>
-T results_reader::isolated(F&& read) const {
+namespace {
+
+const std::string damaged_tail = "; the file cannot be read (restore it from a copy)";
+constexpr double query_limit_s = 300;
+
+// Frames between the two processes: an 8-byte length, then the bytes.
+bool write_frame(int fd, const std::string& payload) {
+  std::string out;
+  put(out, static_cast<std::uint64_t>(payload.size()));
+  out += payload;
+  for (std::size_t done = 0; done < out.size();) {
+    const ssize_t n = send(fd, out.data() + done, out.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Reads exactly n bytes; false at end of file or past the deadline (timed_out set).
+bool read_exact(int fd, char* to, std::size_t n, std::chrono::steady_clock::time_point deadline, bool& timed_out) {
+  while (n > 0) {
+    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return timed_out = true, false;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(std::min(left * 1000 + 1, 60000.0)));
+    if (ready < 0 && errno != EINTR) return false;
+    if (ready <= 0) continue;
+    const ssize_t got = recv(fd, to, n, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    to += got;
+    n -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+bool read_frame(int fd, std::string& payload, std::chrono::steady_clock::time_point deadline, bool& timed_out) {
+  std::uint64_t n = 0;
+  if (!read_exact(fd, reinterpret_cast<char*>(&n), sizeof n, deadline, timed_out)) return false;
+  payload.resize(n);
+  return read_exact(fd, payload.data(), n, deadline, timed_out);
+}
+
+// What a query asks, as sent to the reading process.
+enum class query : char { has = 'h', string_attribute = 's', number_attribute = 'n', text = 't', source = 'c', rows = 'r', integers = 'i', numbers = 'f', strings = 'w' };
+
+}  // namespace
+
+// The reading process: opens the file, reads it whole once (the first answer says whether it
+// read), then answers queries until this process closes its end. Forked, never exec'd: it
+// runs the *_here functions on its own copy of this reader.
+void results_reader::start_server() {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw galapagos::error(impl_->path, std::string("cannot start its reader: socketpair: ") + std::strerror(errno));
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw galapagos::error(impl_->path, std::string("cannot start its reader: fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    util::quiet_child(parent);
+    const int sock = fds[1];
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    const id_handle fapl = read_only_access();
+    impl_->file = H5Fopen(impl_->path.c_str(), H5F_ACC_RDONLY, fapl.get());
+    std::string first = "V";
+    if (impl_->file < 0) {
+      first = "E" + impl_->path + ": not a readable HDF5 file (truncated or corrupt?): " + hdf5_message();
+    } else {
+      whole_file_reader whole{impl_->file, {}};
+      if (!whole.everything()) first = "D" + impl_->path + ": " + whole.problem + damaged_tail;
+    }
+    if (!write_frame(sock, first) || first[0] != 'V') _exit(0);
+    for (std::string q;;) {
+      bool timed_out = false;
+      if (!read_frame(sock, q, std::chrono::steady_clock::time_point::max(), timed_out) || q.empty()) _exit(0);
+      std::string out;
+      try {
+        decoder d{q};
+        std::string a, b;
+        d.get(a);
+        d.get(b);
+        out.push_back('V');
+        switch (static_cast<query>(q[0])) {
+          case query::has: put(out, has_here(a)); break;
+          case query::string_attribute: put(out, string_attribute_here(a, b)); break;
+          case query::number_attribute: put(out, number_attribute_here(a, b)); break;
+          case query::text: put(out, text_here(a)); break;
+          case query::source: put(out, source_here(a)); break;
+          case query::rows: put(out, static_cast<std::uint64_t>(rows_here(a))); break;
+          case query::integers: put(out, integers_here(a, b)); break;
+          case query::numbers: put(out, numbers_here(a, b)); break;
+          case query::strings: put(out, strings_here(a, b)); break;
+          default: throw std::invalid_argument("unknown query");
+        }
+      } catch (const galapagos::damaged_file& e) {
+        out.assign(1, 'D').append(e.what());
+      } catch (const galapagos::error& e) {
+        out.assign(1, 'E').append(e.what());
+      } catch (const std::exception& e) {
+        out.assign(1, 'X').append(e.what());
+      }
+      if (!write_frame(sock, out)) _exit(0);
+    }
+  }
+  close(fds[1]);
+  impl_->server = pid;
+  impl_->socket = fds[0];
+  const std::string first = answer("");  // the whole-file read
+  if (first[0] == 'D') throw galapagos::damaged_file(first.substr(1));
+  if (first[0] == 'E') throw galapagos::error(first.substr(1));
+}
+
+std::string results_reader::answer(const std::string& request) const {
+  std::lock_guard<std::mutex> hold(impl_->mutex);
   const std::string& path = impl_->path;
-  const auto outcome = util::run_isolated(
-      [&](int fd) {
-        std::string out;
-        try {
-          H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-          const id_handle fapl = read_only_access();
-          impl_->file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());  // this child's copy of impl
-          if (impl_->file < 0) throw galapagos::error(path, "not a readable HDF5 file (truncated or corrupt?): " + hdf5_message());
-          const T value = read();
-          out.push_back('V');
-          put(out, value);
-        } catch (const galapagos::damaged_file& e) {
-          out.assign(1, 'D').append(e.what());
-        } catch (const galapagos::error& e) {
-          out.assign(1, 'E').append(e.what());
-        } catch (const std::exception& e) {
-          out.assign(1, 'X').append(e.what());
-        }
-        for (std::size_t done = 0; done < out.size();) {
-          const ssize_t n = write(fd, out.data() + done, out.size() - done);
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) return 1;
-          done += static_cast<std::size_t>(n);
-        }
-        return 0;
-      },
-      300);
-  const std::string tail = "; the file cannot be read (restore it from a copy)";
-  using how = util::isolated_outcome::kind;
-  if (outcome.how == how::signaled)
-    throw galapagos::damaged_file(path, "damaged file: reading it crashed the HDF5 library with " + outcome.signal_name() + tail);
-  if (outcome.how == how::timed_out) throw galapagos::damaged_file(path, "damaged file: reading it did not finish within 300 s" + tail);
-  const std::string& m = outcome.message;
-  if (outcome.code != 0 || m.empty()) throw galapagos::error(path, "cannot be read: the reading process ended with status " + std::to_string(outcome.code));
+  bool timed_out = false;
+  std::string reply;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                std::chrono::duration<double>(query_limit_s));
+  const bool sent = impl_->server > 0 && (request.empty() || write_frame(impl_->socket, request));
+  if (!sent || !read_frame(impl_->socket, reply, deadline, timed_out) || reply.empty()) {
+    // The reading process is gone: killed at the time limit, or dead of what the file did to it.
+    int status = 0;
+    if (impl_->server > 0) {
+      if (timed_out) kill(impl_->server, SIGKILL);
+      while (waitpid(impl_->server, &status, 0) < 0 && errno == EINTR) {
+      }
+      impl_->server = -1;
+    }
+    if (timed_out) throw galapagos::damaged_file(path, "damaged file: reading it did not finish within 300 s" + damaged_tail);
+    if (WIFSIGNALED(status)) {
+      util::isolated_outcome o;
+      o.code = WTERMSIG(status);
+      throw galapagos::damaged_file(path, "damaged file: reading it crashed the HDF5 library with " + o.signal_name() + damaged_tail);
+    }
+    throw galapagos::error(path, "cannot be read: its reading process ended");
+  }
+  return reply;
+}
+
+template <class T>
+T results_reader::ask(char what, const std::string& a, const std::string& b) const {
+  std::string request(1, what);
+  put(request, a);
+  put(request, b);
+  const std::string m = answer(request);
+  const std::string& path = impl_->path;
   if (m[0] == 'D') throw galapagos::damaged_file(m.substr(1));
   if (m[0] == 'E') throw galapagos::error(m.substr(1));
-  if (m[0] == 'X') throw galapagos::damaged_file(path, "damaged file: reading it failed (" + m.substr(1) + ")" + tail);
+  if (m[0] == 'X') throw galapagos::damaged_file(path, "damaged file: reading it failed (" + m.substr(1) + ")" + damaged_tail);
   T value{};
   decoder d{m};
   try {
@@ -491,31 +591,31 @@ T results_reader::isolated(F&& read) const {
 }
 
 bool results_reader::has(const std::string& object) const {
-  return isolated<bool>([&] { return has_here(object); });
+  return ask<bool>('h', object);
 }
 std::optional<std::string> results_reader::string_attribute(const std::string& object, const std::string& key) const {
-  return isolated<std::optional<std::string>>([&] { return string_attribute_here(object, key); });
+  return ask<std::optional<std::string>>('s', object, key);
 }
 std::optional<double> results_reader::number_attribute(const std::string& object, const std::string& key) const {
-  return isolated<std::optional<double>>([&] { return number_attribute_here(object, key); });
+  return ask<std::optional<double>>('n', object, key);
 }
 std::optional<std::string> results_reader::text(const std::string& dataset) const {
-  return isolated<std::optional<std::string>>([&] { return text_here(dataset); });
+  return ask<std::optional<std::string>>('t', dataset);
 }
 std::optional<std::string> results_reader::source(const std::string& hash) const {
-  return isolated<std::optional<std::string>>([&] { return source_here(hash); });
+  return ask<std::optional<std::string>>('c', hash);
 }
 std::size_t results_reader::rows(const std::string& table) const {
-  return static_cast<std::size_t>(isolated<std::uint64_t>([&] { return static_cast<std::uint64_t>(rows_here(table)); }));
+  return static_cast<std::size_t>(ask<std::uint64_t>('r', table));
 }
 std::vector<std::int64_t> results_reader::integers(const std::string& table, const std::string& field) const {
-  return isolated<std::vector<std::int64_t>>([&] { return integers_here(table, field); });
+  return ask<std::vector<std::int64_t>>('i', table, field);
 }
 std::vector<double> results_reader::numbers(const std::string& table, const std::string& field) const {
-  return isolated<std::vector<double>>([&] { return numbers_here(table, field); });
+  return ask<std::vector<double>>('f', table, field);
 }
 std::vector<std::string> results_reader::strings(const std::string& table, const std::string& field) const {
-  return isolated<std::vector<std::string>>([&] { return strings_here(table, field); });
+  return ask<std::vector<std::string>>('w', table, field);
 }
 
 }  // namespace galapagos::store

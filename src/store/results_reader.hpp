@@ -1,6 +1,7 @@
 // Read-only access to a results file (schema: docs/hdf5-schema.md), for `galapagos resume` and
-// replay. The file is untrusted: opening it reads it whole once, and every query runs in a child
-// process, so that a damaged file is an error naming it, never a crash of galapagos. Tables are read one named field at a time, so a file whose tables carry more fields
+// replay. The file is untrusted: opening it starts a reading process that reads it whole once
+// and then answers every query, so that a damaged file is an error naming it, never a crash of
+// galapagos. Tables are read one named field at a time, so a file whose tables carry more fields
 // than this build knows still reads, and a missing field is an error that names it.
 #pragma once
 
@@ -41,9 +42,12 @@ class results_reader {
   std::vector<std::string> strings(const std::string& table, const std::string& field) const;
 
  private:
-  // What each query above runs in a child process (results_reader.cpp says why).
-  template <class T, class F>
-  T isolated(F&& read) const;
+  // Every query above runs in a reading process of this reader's own (results_reader.cpp says
+  // why): started by open(), asked by ask(), answered by the *_here functions there.
+  void start_server();
+  std::string answer(const std::string& request) const;
+  template <class T>
+  T ask(char what, const std::string& a, const std::string& b = {}) const;
   bool has_here(const std::string& object) const;
   std::optional<std::string> string_attribute_here(const std::string& object, const std::string& key) const;
   std::optional<double> number_attribute_here(const std::string& object, const std::string& key) const;

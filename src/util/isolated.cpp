@@ -20,6 +20,21 @@ std::string isolated_outcome::signal_name() const {
   return std::string("SIG") + (abbrev ? abbrev : std::to_string(code)) + " (" + strsignal(code) + ")";
 }
 
+void quiet_child(pid_t parent) {
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGTRAP, SIGSYS}) signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);
+  // Quiet: what a library prints while it fails (glibc's "munmap_chunk(): invalid pointer",
+  // HDF5's error stack) is not the caller's one line.
+  const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null >= 0) dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+}
+
 isolated_outcome run_isolated(const std::function<int(int)>& fn, double timeout_s) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
@@ -33,18 +48,7 @@ isolated_outcome run_isolated(const std::function<int(int)>& fn, double timeout_
   }
   if (pid == 0) {
     close(fds[0]);
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGTRAP, SIGSYS}) signal(sig, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    const rlimit no_core{0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    // Quiet: what a library prints while it fails (glibc's "munmap_chunk(): invalid pointer",
-    // HDF5's error stack) is not the caller's one line.
-    const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null >= 0) dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+    quiet_child(parent);
     _exit(fn(fds[1]));
   }
   close(fds[1]);

@@ -2,6 +2,8 @@
 // on untrusted data (libhdf5 reading a damaged file) ends the child, not galapagos.
 #pragma once
 
+#include <sys/types.h>
+
 #include <functional>
 #include <string>
 
@@ -19,5 +21,9 @@ struct isolated_outcome {
 // message_fd. The child dies with its parent, writes no
 // core file, and is killed after timeout_s. Throws std::system_error when it cannot fork.
 isolated_outcome run_isolated(const std::function<int(int message_fd)>& fn, double timeout_s);
+
+// What run_isolated does first in its child, for children forked elsewhere: default handlers of
+// the crash signals, no core file, death with `parent`, standard output and error to /dev/null.
+void quiet_child(pid_t parent);
 
 }  // namespace galapagos::util

@@ -21,7 +21,7 @@ import sys
 import time
 
 galapagos, src, work = (os.path.abspath(a) for a in sys.argv[1:4])
-cases_wanted = int(sys.argv[4]) if len(sys.argv) > 4 else 300
+cases_wanted = int(sys.argv[4]) if len(sys.argv) > 4 else 250
 python = "/usr/bin/python3"  # Debian's, with h5py and pandas
 rng = random.Random(20261201)
 shutil.rmtree(work, ignore_errors=True)

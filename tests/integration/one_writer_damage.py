@@ -112,7 +112,7 @@ r = subprocess.run(["/usr/bin/python3", os.path.join(tools, "galapagos_results.p
 check(r.returncode == 0, f"a file written without checksums still loads: {r.stderr[-200:]}")
 
 # --- a wild heap reference in a file without checksums ---------------------------------------------
-gemm = os.path.join(os.path.dirname(recording), "gemm-cpu.h5")
+gemm = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "spaces", "gemm-cpu.h5")
 with open(gemm, "rb") as f:
     data = bytearray(f.read())
 check(hashlib.sha256(data).hexdigest() == "8e60e4142449dcf383209dce3239e4b04ff51e529e8638cd22946e3634cc2261",

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <string>
 
-#include "archipelago/progress.hpp"
+#include "run/progress.hpp"
 
-using namespace galapagos::archipelago;
+using namespace galapagos::run;
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "archipelago/checkpoint.hpp"
+#include "run/checkpoint.hpp"
 #include "core/island.hpp"
 #include "core/search_space.hpp"
 #include "store/publish.hpp"
@@ -134,24 +134,24 @@ TEST(StoreResume, ReaderNamesTheFileAndTheProblem) {
 
 TEST(CheckpointState, SnapshotAndPopulationRoundTrip) {
   const core::search_space space({{"TILE", {"0", "64", "128"}}, {"MODE", {"fast", "safe"}}, {"ALPHA", {"0.5", "1e-3"}}}, nullptr);
-  EXPECT_EQ(archipelago::genome_from_params(space, R"({"TILE":128,"MODE":"safe","ALPHA":0.001})"), (core::genome{2, 1, 1}));
-  EXPECT_EQ(archipelago::genome_from_params(space, space.to_json({1, 0, 0})), (core::genome{1, 0, 0}));
-  EXPECT_FALSE(archipelago::genome_from_params(space, R"({"TILE":32,"MODE":"safe","ALPHA":0.5})").has_value());
-  EXPECT_FALSE(archipelago::genome_from_params(space, R"({"TILE":64})").has_value());
-  EXPECT_FALSE(archipelago::genome_from_params(space, "not json").has_value());
+  EXPECT_EQ(run::genome_from_params(space, R"({"TILE":128,"MODE":"safe","ALPHA":0.001})"), (core::genome{2, 1, 1}));
+  EXPECT_EQ(run::genome_from_params(space, space.to_json({1, 0, 0})), (core::genome{1, 0, 0}));
+  EXPECT_FALSE(run::genome_from_params(space, R"({"TILE":32,"MODE":"safe","ALPHA":0.5})").has_value());
+  EXPECT_FALSE(run::genome_from_params(space, R"({"TILE":64})").has_value());
+  EXPECT_FALSE(run::genome_from_params(space, "not json").has_value());
 
   const std::vector<core::individual> population = {{{2, 1, 0}, 1.5e-3, 7}, {{0, 0, 1}, std::numeric_limits<double>::infinity(), 9}};
   core::island isl(space, {}, 1);
   isl.restore(0, population, core::rng(5).state(), std::vector<core::genome>{});
   const auto template_only = [](const std::string&) { return 0; };
-  const auto back = archipelago::population_from_json(isl, archipelago::population_json(isl, {}), template_only, "f.h5");
+  const auto back = run::population_from_json(isl, run::population_json(isl, {}), template_only, "f.h5");
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0].g, population[0].g);
   EXPECT_EQ(back[0].fitness, 1.5e-3);
   EXPECT_EQ(back[1].id, 9);
   EXPECT_TRUE(std::isinf(back[1].fitness));
 
-  archipelago::island_snapshot s;
+  run::island_snapshot s;
   s.island = 3;
   s.generation = 12;
   s.evaluated = 40;
@@ -162,8 +162,8 @@ TEST(CheckpointState, SnapshotAndPopulationRoundTrip) {
   s.migrants_through = 10;
   s.sources_sent = true;
   s.rng_state = core::rng(5).state();
-  s.population = archipelago::population_json(isl, {});
-  const auto t = archipelago::snapshot_from_json(archipelago::to_json_text(s));
+  s.population = run::population_json(isl, {});
+  const auto t = run::snapshot_from_json(run::to_json_text(s));
   EXPECT_EQ(t.island, 3);
   EXPECT_EQ(t.generation, 12);
   EXPECT_EQ(t.failed, 5);

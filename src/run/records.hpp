@@ -19,7 +19,7 @@ void to_json(nlohmann::json& j, const llm_call_row& r);
 void from_json(const nlohmann::json& j, llm_call_row& r);
 }  // namespace galapagos::store
 
-namespace galapagos::archipelago {
+namespace galapagos::run {
 
 struct record_batch {
   std::vector<store::candidate_row> candidates;
@@ -43,4 +43,4 @@ std::string encode(const record_batch& b);
 record_batch decode(const std::string& text);
 void write_batch(store::results_file& f, const record_batch& b);
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::run

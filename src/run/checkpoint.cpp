@@ -1,4 +1,4 @@
-#include "archipelago/checkpoint.hpp"
+#include "run/checkpoint.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +14,7 @@
 #include "util/json.hpp"
 #include "util/utc.hpp"
 
-namespace galapagos::archipelago {
+namespace galapagos::run {
 
 using nlohmann::json;
 
@@ -397,4 +397,4 @@ resume_plan resume_plan_from_json(const std::string& text) {
   return p;
 }
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::run

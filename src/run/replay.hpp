@@ -14,7 +14,7 @@
 #include "eval/evaluator.hpp"
 #include "store/results_file.hpp"
 
-namespace galapagos::archipelago {
+namespace galapagos::run {
 
 class replay_source {
  public:
@@ -45,4 +45,4 @@ class replay_source {
   std::string fitness_, compiler_;
 };
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::run

@@ -1,4 +1,4 @@
-#include "archipelago/records.hpp"
+#include "run/records.hpp"
 
 #include <cmath>
 #include <limits>
@@ -104,7 +104,7 @@ void from_json(const json& j, generation_row& r) {
 
 }  // namespace galapagos::store
 
-namespace galapagos::archipelago {
+namespace galapagos::run {
 
 using nlohmann::json;
 
@@ -138,4 +138,4 @@ void write_batch(store::results_file& f, const record_batch& b) {
   if (!b.llm_calls.empty()) f.append(b.llm_calls);
 }
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::run

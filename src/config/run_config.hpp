@@ -12,7 +12,7 @@
 #include "eval/evaluator.hpp"
 #include "propose/llm/proposer.hpp"
 
-namespace galapagos::archipelago {
+namespace galapagos::config {
 
 struct migration_settings {
   std::string topology = "ring";  // ring | full | random | none (core/topology.hpp)
@@ -59,4 +59,4 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
 // Settings of the [eval] table alone (also used by `galapagos eval --config`).
 eval::eval_settings default_eval_settings();
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::config

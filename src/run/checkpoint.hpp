@@ -18,7 +18,7 @@
 #include "core/search_space.hpp"
 #include "store/results_file.hpp"
 
-namespace galapagos::archipelago {
+namespace galapagos::run {
 
 inline constexpr int checkpoint_format_version = 1;
 
@@ -133,4 +133,4 @@ resume_plan read_resume_plan(const std::string& path);
 std::string to_json_text(const resume_plan& p);
 resume_plan resume_plan_from_json(const std::string& text);
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::run

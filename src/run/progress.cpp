@@ -1,4 +1,4 @@
-#include "archipelago/progress.hpp"
+#include "run/progress.hpp"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
-namespace galapagos::archipelago {
+namespace galapagos::run {
 
 std::string format_seconds(double s) {
   char buf[32];
@@ -139,4 +139,4 @@ void progress_display::finish() {
   shown_.clear();
 }
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::run

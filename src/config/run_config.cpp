@@ -1,4 +1,4 @@
-#include "archipelago/run_config.hpp"
+#include "config/run_config.hpp"
 
 #include "simulate/strategy_config.hpp"
 #include "util/build_info.hpp"
@@ -6,7 +6,7 @@
 #include "util/hash.hpp"
 #include "util/toml_reader.hpp"
 
-namespace galapagos::archipelago {
+namespace galapagos::config {
 
 using util::toml_section;
 
@@ -164,4 +164,4 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
   return c;
 }
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::config

@@ -1,4 +1,4 @@
-#include "archipelago/replay.hpp"
+#include "run/replay.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
-namespace galapagos::archipelago {
+namespace galapagos::run {
 
 using nlohmann::json;
 
@@ -190,4 +190,4 @@ store::machine_row replay_source::machine(int island) const {
   return machines_.front();
 }
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::run

@@ -10,7 +10,7 @@
 
 #include "util/verbosity.hpp"
 
-namespace galapagos::archipelago {
+namespace galapagos::run {
 
 using util::verbosity;
 
@@ -72,4 +72,4 @@ std::string format_seconds(double s);
 // "45s", "3m07s", "2h05m", "-" when unknown.
 std::string format_duration(double s);
 
-}  // namespace galapagos::archipelago
+}  // namespace galapagos::run
