@@ -1,7 +1,5 @@
 #include "results_context.hpp"
 
-#include <hdf5.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -27,10 +25,9 @@ std::vector<int> version_numbers(const std::string& v) {
 }  // namespace
 
 store::results_reader open_results(const std::string& path) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported here, not as HDF5's stack
   if (!std::filesystem::exists(path)) throw error(path, "no such file");
   if (std::filesystem::is_directory(path)) throw error(path, "is a folder, not a results file");
-  if (H5Fis_hdf5(path.c_str()) <= 0)
+  if (!store::results_reader::is_hdf5(path))
     throw error(path, "not an HDF5 file, so not a galapagos results file");
   auto f = store::results_reader::open(path);
   const auto version = f.string_attribute("/", "galapagos_version");

@@ -210,6 +210,11 @@ results_reader::results_reader(results_reader&&) noexcept = default;
 results_reader& results_reader::operator=(results_reader&&) noexcept = default;
 results_reader::~results_reader() = default;
 
+bool results_reader::is_hdf5(const std::string& path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  return H5Fis_hdf5(path.c_str()) > 0;
+}
+
 results_reader results_reader::open(const std::string& path) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   std::error_code ec;

@@ -18,6 +18,8 @@ class results_reader {
   // Opens `path` read-only. Throws galapagos::error "<path>: ..." when the file is missing or is
   // not a readable HDF5 file (truncated, corrupt).
   static results_reader open(const std::string& path);
+  // Whether `path` starts like an HDF5 file (its signature), without reading anything else.
+  static bool is_hdf5(const std::string& path);
   results_reader(results_reader&&) noexcept;
   results_reader& operator=(results_reader&&) noexcept;
   ~results_reader();

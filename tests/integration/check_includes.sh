@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# check_includes.sh SOURCE_DIR: leaves never reach up (STYLE.md). src/core includes only the
-# standard library and itself; families, eval, store and backends never include the search,
-# MPI or the archipelago; kernels include only the ABI and what the family needs.
+# check_includes.sh SOURCE_DIR: leaves never reach up (STYLE.md, docs/architecture.md). src/core
+# includes only the standard library and itself; families, eval, store and backends never include
+# the search, MPI or the archipelago; the run (src/run) and the config (src/config) never include
+# MPI or the archipelago; nothing but src/store includes HDF5; kernels include only the ABI and
+# what the family needs.
 set -u
 cd "$1"
 bad=0
@@ -10,6 +12,10 @@ while IFS= read -r line; do report "src/core reaches out: $line"; done < <(
   grep -rn '#include' src/core | grep -v -E '#include <[a-z_/]+(\.h)?>|#include "core/' )
 while IFS= read -r line; do report "a leaf includes the search or MPI: $line"; done < <(
   grep -rn -E '#include [<"](mpi\.h|archipelago/|propose/)' src/families src/eval src/store src/backends src/util kernels )
+while IFS= read -r line; do report "the run or the config includes MPI or the archipelago: $line"; done < <(
+  grep -rn -E '#include [<"](mpi\.h|archipelago/)' src/run src/config )
+while IFS= read -r line; do report "HDF5 outside src/store: $line"; done < <(
+  grep -rln -E '#include [<"](hdf5\.h|H5[A-Za-z]*\.h)|\bH5[A-Z][a-z]*[A-Za-z_0-9]*\(' src apps | grep -v '^src/store/' )
 while IFS= read -r line; do report "storage is reached from evaluation or families: $line"; done < <(
   grep -rn -E '#include [<"](store/|hdf5\.h)' src/families src/eval src/backends src/core )
 if [[ $bad -eq 0 ]]; then echo "include directions ok"; fi
