@@ -1,0 +1,225 @@
+// The inside of run::island_driver (island_driver.hpp), shared by the files that define it:
+// island_driver.cpp (construction, candidates and records), island_loop.cpp (the generation loop
+// and migration) and island_llm.cpp (LLM variation). Not for use outside src/run.
+#pragma once
+
+#include "run/island_driver.hpp"
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <limits>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "run/checkpoint.hpp"
+#include "run/progress.hpp"
+#include "run/records.hpp"
+#include "run/replay.hpp"
+#include "config/run_config.hpp"
+#include "core/island.hpp"
+#include "core/topology.hpp"
+#include "eval/evaluator.hpp"
+#include "eval/family_process.hpp"
+#include "eval/node_lock.hpp"
+#include "eval/probe.hpp"
+#include "families/family.hpp"
+#include "propose/llm/proposer.hpp"
+#include "propose/llm/variant.hpp"
+#include "store/publish.hpp"
+#include "store/results_file.hpp"
+#include "store/results_target.hpp"
+#include "util/build_info.hpp"
+#include "util/error.hpp"
+#include "util/hash.hpp"
+#include "util/utc.hpp"
+
+namespace galapagos::run {
+
+
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+// Adds the seconds of its scope to a total: the orchestration's own accounting.
+class scope_timer {
+ public:
+  explicit scope_timer(double& total) : total_(total), t0_(std::chrono::steady_clock::now()) {}
+  ~scope_timer() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  scope_timer(const scope_timer&) = delete;
+  scope_timer& operator=(const scope_timer&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+// A point of the island's space and the candidate it came from (-1: none; -2: bred here).
+struct todo_item {
+  core::point p;
+  std::int64_t parent = -1;
+};
+
+class island_driver::impl {
+ public:
+  impl(setup& s, mailbox& migrants, mailbox& records, stop_signal& stop, double best_baseline_s,
+       std::string best_baseline_name, bool quiet, bool verbose = false);
+
+  // Runs the island to its budget. On rank 0 `file` receives every island's records.
+  void run(store::results_file* file);
+
+  // The island's elites under the profiler (GPU backends with Nsight Compute): metrics for the
+  // report and the proposers, never for the fitness.
+  void profile_elites();
+
+  // Rank 0: writes records that arrived from other islands, then checkpoints what they complete.
+  void drain_records();
+  void absorb(const std::string& text);
+  const std::optional<store::candidate_row>& best_row() const { return best_row_; }
+  // The text of a source variant this island made or received, or whose rows it wrote (rank 0);
+  // empty for the family's template and for sources it never saw.
+  std::string variant_source(const std::string& hash) const;
+  // The best correct candidate this island evaluated in this session.
+  const std::optional<store::candidate_row>& best_own() const { return best_own_; }
+  // The islands of this one's family and backend (rank 0 picks its group's winner among them).
+  void set_group(std::vector<int> members) { group_ = std::move(members); }
+  bool in_group(int island) const { return group_.empty() || std::find(group_.begin(), group_.end(), island) != group_.end(); }
+  void set_checkpoints(checkpoint_writer* w) { checkpoints_ = w; }
+  // Whether the island searched to its end (budget spent or space exhausted), not stopped.
+  bool completed() const { return !stopped_; }
+  // Whether rank 0 redraws a live progress line (then checkpoints are not announced one by one).
+  bool live_progress() const { return progress_.live(); }
+
+  // Puts the island where the checkpoint of a resumed run left it. `best` is the best correct
+  // candidate of the whole run so far (rank 0 picks the winner from it).
+  void restore(const resume_plan& p);
+
+  // Tells the islands this one sends to that no more migrants will come from it: it searched to
+  // its end ("done") or stopped ("stopped": in replay mode they then stop before a generation
+  // whose migrants they would otherwise miss).
+  void leave();
+
+ private:
+  // Whether migrants flow at all: the topology gives this island neighbours ([migration]).
+  bool migrating() const { return !targets_.empty() || !sources_.empty(); }
+  // Whether the islands, having just completed `generation`, exchange their elites.
+  bool migration_due(int generation) const {
+    return migrating() && generation > 0 && generation % s_.config.migration.interval == 0;
+  }
+
+  // Migrant messages that have arrived, by the sender's generation.
+  void collect_migrants();
+
+  // The migrants this generation takes in. Asynchronous (measuring): whatever has arrived, never
+  // waiting, so a slow island stalls nobody. Scheduled (replay): exactly those every sending
+  // island sent after the same generation, waiting for them, so that a replayed run is the same
+  // however its islands' timing falls.
+  std::vector<todo_item> take_immigrants();
+
+  // Sends the island's elites to every island the topology names. Non-blocking: the message is
+  // posted and the island goes on.
+  void emigrate();
+
+  // The island between two generations, as a checkpoint holds it.
+  island_snapshot snapshot(double wall_s);
+
+  eval::candidate_source candidate_of(const core::point& p) const;
+
+  // GA offspring of rewrites (variant > 0) for an island whose strategy proposes the template's
+  // genomes: `room` of them when `fill`, else as many as the rewrites' share of the population
+  // (at least one while a rewrite is in it). Fewer when the GA finds no more.
+  std::vector<core::point> rewrite_offspring(int room, bool fill);
+
+  // Marks a point seen by the island (and, for the template, by its strategy).
+  void mark_seen(const core::point& p);
+
+  std::vector<std::string> variant_hashes() const;
+
+  // The island's number of a source variant, registering it (and its declared parameters) when new.
+  int variant_for(const std::string& text);
+
+  // Evaluates one point; returns its measurement and candidate id.
+  std::pair<eval::measurement, std::int64_t> evaluate(const core::point& p, std::int64_t parent, const std::string& origin);
+
+  // One variation by the LLM proposer: a parent (the island's best, or another member of its
+  // population), the model's turns, each candidate judged like any other, every call recorded.
+  void vary_with_llm();
+
+  // What every variation prompt says about the family and the hardware.
+  std::map<std::string, std::string> prompt_values() const;
+
+  // Diverse inspirations: correct members of the population built from another source than the
+  // parent's, the first with its source.
+  std::string inspirations(const core::individual& parent);
+
+  std::string describe_individual(const core::individual& ind) const;
+
+  void report_generation(double wall_s);
+
+  void flush_records();
+
+  // Where this session's search time went: evaluating (compiling, checking, timing, or serving
+  // a recording) and waiting for a language model, against the orchestration around them
+  // (bench/orchestration.py reads this line).
+  void report_orchestration(double search_s);
+
+  setup& s_;
+  mailbox& migrants_;
+  mailbox& records_;
+  stop_signal& stop_;
+  double best_baseline_s_;
+  std::string best_baseline_name_;
+  bool quiet_;
+  progress_display progress_;  // the generation lines, or rank 0's live line on a terminal
+  core::island island_;
+  store::results_file* file_ = nullptr;
+  record_batch batch_;
+  std::int64_t next_id_ = 0;
+  int evaluated_ = 0, failed_ = 0;
+  double best_time_ = inf;
+  bool sources_sent_ = false;
+  double busy_at_start_s_ = 0;
+  checkpoint_writer* checkpoints_ = nullptr;  // rank 0
+  bool scheduled_;                 // replay: migrants arrive by generation, not by timing
+  std::vector<int> targets_, sources_;  // islands this one sends to / receives from
+  // sender generation -> sending island -> migrants
+  std::map<int, std::map<int, std::vector<todo_item>>> inbox_;
+  struct variant {
+    std::string hash, text;
+    std::unique_ptr<core::search_space> space;  // null for the template (s_.space)
+  };
+  std::vector<variant> variants_;  // index: the island's variant number; 0 = the template
+  std::map<std::string, int> variant_of_hash_;
+  std::unique_ptr<propose::llm_proposer> llm_;
+  core::rng llm_rng_{core::derive_seed(s_.config.seed, static_cast<std::uint64_t>(migrants_.rank()), 31)};
+  int variations_ = 0;
+  std::int64_t llm_calls_ = 0;
+  bool llm_exhausted_reported_ = false;
+  int stagnant_generations_ = 0;
+  std::vector<core::point> declared_to_try_;  // values of parameters a model declared, not tried yet
+  std::unique_ptr<core::strategy> strategy_;  // null: the island's GA proposes the template's genomes
+  std::map<std::string, std::string> prompt_base_;  // what every variation prompt says of family and hardware
+  double best_at_last_generation_ = inf;
+  int migrants_through_ = 0;       // sender generation of the last migrants taken in
+  std::set<int> finished_sources_, stopped_sources_;  // senders that said "done" / "stopped"
+  bool halted_ = false;            // scheduled migrants cannot come before a stop: leave the loop
+  bool stopped_ = false;           // the loop ended on a stop request, not at its end
+  double wall_offset_s_ = 0;       // search time of earlier sessions
+  double longest_eval_s_ = 0;
+  struct {
+    double evaluating_s = 0, mpi_s = 0, migration_s = 0, hdf5_s = 0;
+    double model_s = 0;  // in LLM calls (the evaluations of their candidates count as evaluating)
+  } spent_;  // this session's time, by what it went to
+  std::optional<store::candidate_row> best_row_;
+  std::optional<store::candidate_row> best_own_;
+  std::map<std::string, std::string> known_sources_;  // rank 0: hash -> text of every source written
+  std::vector<int> group_;
+};
+
+}  // namespace galapagos::run
