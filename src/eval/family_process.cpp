@@ -3,8 +3,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +16,7 @@
 #include <new>
 
 #include "util/error.hpp"
+#include "util/isolated.hpp"
 
 namespace galapagos::eval {
 
@@ -45,19 +44,12 @@ const char* code_name(family_code c) {
   return "code";
 }
 
-// In the child: only the forking thread exists. A crash must end the child with its signal (not
-// in a handler of the orchestrator); the signals a user or Slurm sends the job are the
-// orchestrator's to act on; no core file; death with the parent; no descriptor but its socket.
+// In the child: only the forking thread exists. util::quiet_child (crash signals at their
+// defaults, no core file, death with the parent, output to /dev/null); the signals a user or
+// Slurm sends the job are the orchestrator's to act on; no descriptor but its socket.
 void prepare_child(pid_t parent, int keep) {
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGALRM, SIGTRAP, SIGSYS}) signal(sig, SIG_DFL);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT}) signal(sig, SIG_IGN);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  const rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);
+  util::quiet_child(parent);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGALRM}) signal(sig, SIG_IGN);
   if (keep > 3) close_range(3, static_cast<unsigned>(keep - 1), 0);
   close_range(static_cast<unsigned>(keep + 1), ~0u, 0);
 }
