@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "store/hdf5_handle.hpp"
+#include "store/wire.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 #include "util/isolated.hpp"
@@ -28,6 +29,10 @@ namespace galapagos::store {
 namespace {
 
 using id_handle = detail::handle;
+using wire::decoder;
+using wire::put;
+using wire::read_frame;
+using wire::write_frame;
 using detail::hdf5_message;
 
 std::string format_number(double v) {
@@ -364,114 +369,11 @@ std::vector<std::string> results_reader::strings_here(const std::string& table, 
 // answer is "V" and the value, or "D" and a galapagos::damaged_file's message, "E" and a
 // galapagos::error's, or "X" and another exception's.
 
-namespace {
-
-void put(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
-void put(std::string& out, std::int64_t v) { put(out, static_cast<std::uint64_t>(v)); }
-void put(std::string& out, double v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
-void put(std::string& out, bool v) { out.push_back(v ? 1 : 0); }
-void put(std::string& out, const std::string& v) {
-  put(out, static_cast<std::uint64_t>(v.size()));
-  out.append(v);
-}
-template <class T>
-void put(std::string& out, const std::optional<T>& v) {
-  put(out, v.has_value());
-  if (v) put(out, *v);
-}
-template <class T>
-void put(std::string& out, const std::vector<T>& v) {
-  put(out, static_cast<std::uint64_t>(v.size()));
-  for (const auto& x : v) put(out, x);
-}
-
-struct decoder {
-  const std::string& in;
-  std::size_t at = 1;
-  void bytes(void* to, std::size_t n) {
-    if (at + n > in.size()) throw std::length_error("short answer");
-    std::memcpy(to, in.data() + at, n);
-    at += n;
-  }
-  void get(std::uint64_t& v) { bytes(&v, sizeof v); }
-  void get(std::int64_t& v) { bytes(&v, sizeof v); }
-  void get(double& v) { bytes(&v, sizeof v); }
-  void get(bool& v) {
-    char c = 0;
-    bytes(&c, 1);
-    v = c != 0;
-  }
-  void get(std::string& v) {
-    std::uint64_t n = 0;
-    get(n);
-    if (n > in.size() - at) throw std::length_error("short answer");
-    v.assign(in.data() + at, n);
-    at += n;
-  }
-  template <class T>
-  void get(std::optional<T>& v) {
-    bool has = false;
-    get(has);
-    if (!has) return v.reset();
-    T x{};
-    get(x);
-    v = std::move(x);
-  }
-  template <class T>
-  void get(std::vector<T>& v) {
-    std::uint64_t n = 0;
-    get(n);
-    if (n > in.size()) throw std::length_error("short answer");
-    v.resize(n);
-    for (auto& x : v) get(x);
-  }
-};
-
-}  // namespace
 
 namespace {
 
 const std::string damaged_tail = "; the file cannot be read (restore it from a copy)";
 constexpr double query_limit_s = 300;
-
-// Frames between the two processes: an 8-byte length, then the bytes.
-bool write_frame(int fd, const std::string& payload) {
-  std::string out;
-  put(out, static_cast<std::uint64_t>(payload.size()));
-  out += payload;
-  for (std::size_t done = 0; done < out.size();) {
-    const ssize_t n = send(fd, out.data() + done, out.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// Reads exactly n bytes; false at end of file or past the deadline (timed_out set).
-bool read_exact(int fd, char* to, std::size_t n, std::chrono::steady_clock::time_point deadline, bool& timed_out) {
-  while (n > 0) {
-    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) return timed_out = true, false;
-    pollfd p{fd, POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(std::min(left * 1000 + 1, 60000.0)));
-    if (ready < 0 && errno != EINTR) return false;
-    if (ready <= 0) continue;
-    const ssize_t got = recv(fd, to, n, 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    to += got;
-    n -= static_cast<std::size_t>(got);
-  }
-  return true;
-}
-
-bool read_frame(int fd, std::string& payload, std::chrono::steady_clock::time_point deadline, bool& timed_out) {
-  std::uint64_t n = 0;
-  if (!read_exact(fd, reinterpret_cast<char*>(&n), sizeof n, deadline, timed_out)) return false;
-  payload.resize(n);
-  return read_exact(fd, payload.data(), n, deadline, timed_out);
-}
 
 // What a query asks, as sent to the reading process.
 enum class query : char { has = 'h', string_attribute = 's', number_attribute = 'n', text = 't', source = 'c', rows = 'r', integers = 'i', numbers = 'f', strings = 'w' };
