@@ -250,9 +250,11 @@ int search(MPI_Comm comm, const search_start& st) {
     for (const auto& b : baselines) {
       const auto spec = std::find_if(specs.begin(), specs.end(), [&](const auto& x) { return x.name == b.name; });
       baseline_sources.emplace_back(b.m.source_hash, util::read_file(spec->source.string()));
-      baseline_rows.push_back({b.name, b.m.status, b.m.reason, b.m.source_hash, b.m.setup_time_s, b.m.time_median_s,
-                               b.m.time_min_s, b.m.time_spread_s, b.m.repetitions, b.m.rel_error, b.m.roofline_fraction(),
-                               b.m.energy_j, b.m.power_w, b.m.sm_clock_mhz, b.m.throttled_runs, rank});
+      store::baseline_row row;
+      row.name = b.name;
+      row.island = rank;
+      run::record_measurement(b.m, row);
+      baseline_rows.push_back(row);
     }
   }
   const auto other_leaders = [&] {

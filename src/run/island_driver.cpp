@@ -175,26 +175,13 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
   r.island = rank;
   r.generation = island_.generation();
   r.origin = origin;
-  r.status = m.status;
-  r.reason = m.reason;
   r.params = island_.space(p.variant).to_json(p.g);
-  r.parents = parent >= 0 ? "[" + std::to_string(parent) + "]" : "[]";
-  r.source_hash = m.source_hash;
+  r.parents = (parent >= 0 ? json(json::array_t{json(parent)}) : json::array()).dump();  // "[ID]" or "[]"
+  record_measurement(m, r);
   r.compile_time_s = m.compile_time_s;
-  r.setup_time_s = m.setup_time_s;
   r.eval_time_s = m.eval_time_s;
-  r.time_median_s = m.time_median_s;
-  r.time_min_s = m.time_min_s;
-  r.time_spread_s = m.time_spread_s;
-  r.repetitions = m.repetitions;
-  r.rel_error = m.rel_error;
   r.speedup = ok ? best_baseline_s_ / m.time_median_s : nan;
-  r.roofline_fraction = m.roofline_fraction();
   r.device_time_s = m.device_time_s;
-  r.energy_j = m.energy_j;
-  r.power_w = m.power_w;
-  r.sm_clock_mhz = m.sm_clock_mhz;
-  r.throttled_runs = m.throttled_runs;
   if (ok && (!best_own_ || r.time_median_s < best_own_->time_median_s)) best_own_ = r;
   batch_.candidates.push_back(r);
   if (!sources_sent_) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "eval/evaluator.hpp"
 #include "store/results_file.hpp"
 
 namespace galapagos::store {
@@ -20,6 +21,26 @@ void from_json(const nlohmann::json& j, llm_call_row& r);
 }  // namespace galapagos::store
 
 namespace galapagos::run {
+
+// The fields a measurement gives every row that records one (a candidate_row or a baseline_row):
+// status, reason, source, setup and timing figures, error, roofline fraction, energy.
+template <class Row>
+void record_measurement(const eval::measurement& m, Row& r) {
+  r.status = m.status;
+  r.reason = m.reason;
+  r.source_hash = m.source_hash;
+  r.setup_time_s = m.setup_time_s;
+  r.time_median_s = m.time_median_s;
+  r.time_min_s = m.time_min_s;
+  r.time_spread_s = m.time_spread_s;
+  r.repetitions = m.repetitions;
+  r.rel_error = m.rel_error;
+  r.roofline_fraction = m.roofline_fraction();
+  r.energy_j = m.energy_j;
+  r.power_w = m.power_w;
+  r.sm_clock_mhz = m.sm_clock_mhz;
+  r.throttled_runs = m.throttled_runs;
+}
 
 struct record_batch {
   std::vector<store::candidate_row> candidates;
