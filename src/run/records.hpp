@@ -50,7 +50,7 @@ struct record_batch {
   std::vector<std::pair<std::string, std::string>> sources;  // hash, text
   std::vector<store::profile_row> profiles;
   std::vector<store::llm_call_row> llm_calls;
-  // The island's state after the generation these rows complete (JSON, archipelago/checkpoint.hpp);
+  // The island's state after the generation these rows complete (JSON, run/checkpoint.hpp);
   // empty when the batch completes no generation.
   std::string state;
   bool empty() const {
