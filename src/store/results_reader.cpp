@@ -398,6 +398,10 @@ void results_reader::start_server() {
     close(fds[0]);
     util::quiet_child(parent);
     const int sock = fds[1];
+    // No descriptor of the caller's but the socket: a lock file's descriptor held here would
+    // keep its lock after the caller let it go.
+    if (sock > 3) close_range(3, static_cast<unsigned>(sock - 1), 0);
+    close_range(static_cast<unsigned>(sock + 1), ~0u, 0);
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     const id_handle fapl = read_only_access();
     impl_->file = H5Fopen(impl_->path.c_str(), H5F_ACC_RDONLY, fapl.get());
