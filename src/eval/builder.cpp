@@ -20,6 +20,7 @@
 #include "eval/source_guard.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/isolated.hpp"
 
 extern char** environ;
 
@@ -245,11 +246,6 @@ bool subprocess_killed(const std::string& log) {
          log.find("internal compiler error: Killed") != std::string::npos;
 }
 
-std::string signal_text(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-}
-
 // A private folder for one compile, inside the cache (so the object is renamed into place on the
 // same file system), removed when the compile is done.
 struct private_folder {
@@ -398,7 +394,7 @@ build_result builder::build(const build_request& r) const {
     out.killed = true;
     out.log = log + name + ": error: the compiler was " +
               (run.timed_out ? "killed after " + std::to_string(static_cast<int>(timeout_s_)) + " s (time-out)"
-                             : run.signal ? "killed by " + signal_text(run.signal) : std::string("stopped: a sub-process was killed")) +
+                             : run.signal ? "killed by " + util::signal_name(run.signal) : std::string("stopped: a sub-process was killed")) +
               "; not cached\n";
     return out;
   }

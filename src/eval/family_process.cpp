@@ -93,8 +93,8 @@ void family_process::stop() {
     }
   }
   pid_ = -1;
-  if (to_child_ >= 0) close(to_child_);
-  to_child_ = from_child_ = -1;
+  if (socket_ >= 0) close(socket_);
+  socket_ = -1;
 }
 
 void family_process::fail(family_code code, const std::string& what) {
@@ -125,7 +125,7 @@ void family_process::start() {
   }
   close(fds[1]);
   pid_ = pid;
-  to_child_ = from_child_ = fds[0];
+  socket_ = fds[0];
 }
 
 family_process::reply family_process::call(const request& q, family_code code, const std::string& at) {
@@ -135,7 +135,7 @@ family_process::reply family_process::call(const request& q, family_code code, c
   const char go = 1;
   bool sent = false;
   while (!sent) {
-    sent = send(to_child_, &go, 1, MSG_NOSIGNAL) == 1;
+    sent = send(socket_, &go, 1, MSG_NOSIGNAL) == 1;
     if (!sent && errno != EINTR) break;  // the child is gone: what it died of is told below
   }
   const double limit = reference_time_limit_s();
@@ -146,7 +146,7 @@ family_process::reply family_process::call(const request& q, family_code code, c
       stop();
       fail(code, "did not finish within " + seconds_text(limit) + " s at " + at);
     }
-    pollfd pfd{from_child_, POLLIN, 0};
+    pollfd pfd{socket_, POLLIN, 0};
     const int ready = sent ? poll(&pfd, 1, static_cast<int>(std::min(left * 1000 + 1, 60000.0))) : 1;
     if (ready < 0 && errno != EINTR) {
       stop();
@@ -154,7 +154,7 @@ family_process::reply family_process::call(const request& q, family_code code, c
     }
     if (ready <= 0) continue;
     char done = 0;
-    const ssize_t n = sent ? recv(from_child_, &done, 1, 0) : 0;
+    const ssize_t n = sent ? recv(socket_, &done, 1, 0) : 0;
     if (n == 1) return box->reply;
     if (n < 0 && errno == EINTR) continue;
     // End of file: the child died. Collect how.
@@ -164,9 +164,7 @@ family_process::reply family_process::call(const request& q, family_code code, c
     pid_ = -1;
     stop();
     if (WIFSIGNALED(status)) {
-      const int sig = WTERMSIG(status);
-      const char* abbrev = sigabbrev_np(sig);
-      fail(code, std::string("crashed with SIG") + (abbrev ? abbrev : std::to_string(sig)) + " (" + strsignal(sig) + ") at " + at);
+      fail(code, "crashed with " + util::signal_description(WTERMSIG(status)) + " at " + at);
     }
     fail(code, "exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + " at " + at);
   }

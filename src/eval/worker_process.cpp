@@ -19,6 +19,7 @@
 #include "eval/arena.hpp"
 #include "eval/builder.hpp"
 #include "util/error.hpp"
+#include "util/isolated.hpp"
 
 namespace galapagos::eval {
 
@@ -26,11 +27,6 @@ namespace {
 
 constexpr int child_socket_fd = 3;
 constexpr int child_arena_fd = 4;
-
-std::string signal_name(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-}
 
 }  // namespace
 
@@ -177,7 +173,7 @@ void worker_process::kill_and_reap(call_result& out, bool timed_out) {
       out.reason = "CPU time limit exceeded";
     } else {
       out.status = "crash";
-      out.reason = "worker killed by " + signal_name(sig);
+      out.reason = "worker killed by " + util::signal_name(sig);
     }
   } else if (WIFEXITED(st)) {
     out.status = "crash";

@@ -1,7 +1,6 @@
-// Trusted code and library code run on untrusted data in child processes: util::run_isolated (a
-// one-shot child) and eval::family_process (a family's reference, checker and generator, one
-// child serving many calls). A crash or a hang there is an outcome or an error, never the end of
-// the calling process.
+// Trusted code and library code run on untrusted data in child processes: eval::family_process (a
+// family's reference, checker and generator, one child serving many calls). A crash or a hang
+// there is an error naming the family, never the end of the calling process.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -15,46 +14,14 @@
 #include "util/error.hpp"
 #include "util/isolated.hpp"
 
-using galapagos::util::isolated_outcome;
-using galapagos::util::run_isolated;
-
-TEST(Isolated, ReturnsTheExitCodeAndTheWholeMessage) {
-  const std::string big(200000, 'x');  // more than a pipe holds: read while the child writes
-  const auto out = run_isolated(
-      [&](int fd) {
-        for (std::size_t done = 0; done < big.size();) done += static_cast<std::size_t>(write(fd, big.data() + done, big.size() - done));
-        return 3;
-      },
-      30);
-  EXPECT_EQ(out.how, isolated_outcome::kind::exited);
-  EXPECT_EQ(out.code, 3);
-  EXPECT_EQ(out.message, big);
-}
-
-TEST(Isolated, ACrashIsAnOutcomeNamingTheSignal) {
-  const auto out = run_isolated(
-      [](int) {
-        volatile int* nowhere = nullptr;
-        *nowhere = 1;
-        return 0;
-      },
-      30);
-  EXPECT_EQ(out.how, isolated_outcome::kind::signaled);
-  EXPECT_EQ(out.code, SIGSEGV);
-  EXPECT_NE(out.signal_name().find("SIGSEGV"), std::string::npos);
-}
-
-TEST(Isolated, AHangIsKilledAtTheTimeOut) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto out = run_isolated(
-      [](int) {
-        for (;;) pause();
-        return 0;
-      },
-      0.5);
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_EQ(out.how, isolated_outcome::kind::timed_out);
-  EXPECT_LT(took, 10.0);
+TEST(Isolated, SignalsAreNamedAsTheOneLineNamesThem) {
+  EXPECT_EQ(galapagos::util::signal_name(SIGSEGV), "SIGSEGV");
+  EXPECT_EQ(galapagos::util::signal_name(SIGKILL), "SIGKILL");
+  EXPECT_EQ(galapagos::util::signal_description(SIGSEGV), std::string("SIGSEGV (") + strsignal(SIGSEGV) + ")");
+  // A real-time signal has no abbreviation: its number names it.
+  const int rt = SIGRTMIN + 3;
+  EXPECT_EQ(galapagos::util::signal_name(rt), "signal " + std::to_string(rt));
+  EXPECT_EQ(galapagos::util::signal_description(rt).rfind("signal " + std::to_string(rt), 0), 0u);
 }
 
 namespace {
