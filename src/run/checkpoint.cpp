@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "run/records.hpp"
 #include "store/publish.hpp"
 #include "store/results_reader.hpp"
 #include "util/build_info.hpp"
@@ -44,7 +45,7 @@ std::string to_json_text(const island_snapshot& s) {
               {"failed", s.failed},           {"next_id", s.next_id},           {"best_time_s", num(s.best_time_s)},
               {"wall_time_s", s.wall_time_s}, {"migrants_through", s.migrants_through},
               {"sources_sent", s.sources_sent}, {"rng_state", s.rng_state},     {"population", s.population},
-              {"strategy_state", s.strategy_state}}
+              {"strategy_state", s.strategy_state}, {"unfinished", s.unfinished}}
       .dump();
 }
 
@@ -63,6 +64,7 @@ island_snapshot snapshot_from_json(const std::string& text) {
   s.rng_state = j.at("rng_state");
   s.population = j.at("population");
   s.strategy_state = j.value("strategy_state", "");
+  s.unfinished = j.value("unfinished", 0);
   return s;
 }
 
@@ -149,6 +151,7 @@ void checkpoint_writer::write(bool announce) {
     working_.set_attribute(group, "wall_time_s", s.wall_time_s);
     working_.set_attribute(group, "migrants_received_through", s.migrants_through);
     working_.set_attribute(group, "sources_sent", s.sources_sent ? 1 : 0);
+    working_.set_attribute(group, "unfinished_rows", s.unfinished);
     changed = false;
   }
   const int gen = generation();
@@ -244,6 +247,7 @@ resume_plan read_resume_plan(const std::string& path) {
     s.wall_time_s = required_number(g, "wall_time_s");
     s.migrants_through = static_cast<int>(required_number(g, "migrants_received_through"));
     s.sources_sent = required_number(g, "sources_sent") != 0;
+    s.unfinished = static_cast<int>(f.number_attribute(g, "unfinished_rows").value_or(0));
     auto required_text = [&](const std::string& name) {
       const auto v = f.text(g + "/" + name);
       if (!v) throw error(path, g + "/" + name + " is missing: not a resumable galapagos results file");
@@ -263,12 +267,30 @@ resume_plan read_resume_plan(const std::string& path) {
   const auto median = f.numbers("/candidates", "time_median_s");
   const auto origin = f.strings("/candidates", "origin");
   const auto hash = f.strings("/candidates", "source_hash");
+  const auto generation = f.integers("/candidates", "generation");
+  const auto reason = f.strings("/candidates", "reason");
   for (std::size_t r = 0; r < ids.size(); ++r) {
     if (island[r] < 0 || island[r] >= p.islands)
       throw error(path, "/candidates row " + std::to_string(r) + " names island " + std::to_string(island[r]) + " of " +
                             std::to_string(p.islands));
-    p.per_island[static_cast<std::size_t>(island[r])].seen.push_back(params[r]);
-    p.per_island[static_cast<std::size_t>(island[r])].seen_sources.push_back(hash[r]);
+    auto& isl = p.per_island[static_cast<std::size_t>(island[r])];
+    const int evaluated = isl.snapshot ? isl.snapshot->evaluated : 0;
+    if (static_cast<int>(isl.seen.size()) < evaluated) {
+      isl.seen.push_back(params[r]);
+      isl.seen_sources.push_back(hash[r]);
+    } else {
+      store::candidate_row c;
+      c.id = ids[r];
+      c.island = static_cast<std::int32_t>(island[r]);
+      c.generation = static_cast<std::int32_t>(generation[r]);
+      c.params = params[r];
+      c.status = status[r];
+      c.reason = reason[r];
+      c.time_median_s = median[r];
+      c.origin = origin[r];
+      c.source_hash = hash[r];
+      isl.carried.push_back(std::move(c));
+    }
     if (origin[r] == "llm" && !p.sources.contains(hash[r])) {
       const auto text = f.source(hash[r]);
       if (!text) throw error(path, "/sources/" + hash[r] + " is missing: candidate " + std::to_string(ids[r]) + " was built from it");
@@ -289,10 +311,13 @@ resume_plan read_resume_plan(const std::string& path) {
   }
   for (int i = 0; i < p.islands; ++i) {
     const auto& isl = p.per_island[static_cast<std::size_t>(i)];
-    const int expected = isl.snapshot ? isl.snapshot->evaluated : 0;
-    if (static_cast<int>(isl.seen.size()) != expected)
-      throw error(path, "the checkpoint of island " + std::to_string(i) + " does not match /candidates (" +
-                            std::to_string(isl.seen.size()) + " rows, " + std::to_string(expected) + " evaluated)");
+    const int evaluated = isl.snapshot ? isl.snapshot->evaluated : 0;
+    const int unfinished = isl.snapshot ? isl.snapshot->unfinished : 0;
+    const auto rows = isl.seen.size() + isl.carried.size();
+    if (static_cast<int>(rows) != evaluated + unfinished)
+      throw error(path, "the checkpoint of island " + std::to_string(i) + " does not match /candidates (" + std::to_string(rows) +
+                            " rows, " + std::to_string(evaluated) + " evaluated" +
+                            (unfinished ? " and " + std::to_string(unfinished) + " of an unfinished generation" : std::string()) + ")");
   }
   // Migrants sent to each island: those it had not taken in are delivered again on resume.
   const auto gen = f.integers("/migrations", "generation");
@@ -328,7 +353,7 @@ std::string to_json_text(const resume_plan& p) {
     json m = json::array();
     for (const auto& x : i.migrants) m.push_back({x.from, x.generation, x.id, x.params});
     islands.push_back({{"snapshot", i.snapshot ? to_json_text(*i.snapshot) : ""}, {"seen", i.seen}, {"seen_sources", i.seen_sources},
-                       {"migrants", m}, {"llm", {i.llm_calls, i.llm_variations, i.llm_tokens, i.llm_cost}}});
+                       {"carried", i.carried}, {"migrants", m}, {"llm", {i.llm_calls, i.llm_variations, i.llm_tokens, i.llm_cost}}});
   }
   json best = nullptr;
   if (p.best) best = {{"id", p.best->id}, {"island", p.best->island}, {"params", p.best->params}, {"time_median_s", p.best->time_median_s},
@@ -375,6 +400,7 @@ resume_plan resume_plan_from_json(const std::string& text) {
     if (!snap.empty()) isl.snapshot = snapshot_from_json(snap);
     isl.seen = i.at("seen").get<std::vector<std::string>>();
     isl.seen_sources = i.at("seen_sources").get<std::vector<std::string>>();
+    isl.carried = i.at("carried").get<std::vector<store::candidate_row>>();
     const auto& llm = i.at("llm");
     isl.llm_calls = llm[0];
     isl.llm_variations = llm[1];

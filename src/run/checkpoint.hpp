@@ -22,7 +22,9 @@ namespace galapagos::run {
 
 inline constexpr int checkpoint_format_version = 1;
 
-// One island between two generations.
+// One island between two generations. A generation a stop request cut short keeps the candidates
+// it evaluated: their rows follow the island's `evaluated` rows in /candidates (`unfinished` of
+// them), and a resumed island takes their results instead of measuring them again.
 struct island_snapshot {
   int island = 0;
   int generation = 0;              // generations completed
@@ -35,6 +37,7 @@ struct island_snapshot {
   std::string rng_state;           // core::rng::state()
   std::string population;          // JSON [{"id", "fitness" (null = failed), "params"}]
   std::string strategy_state;      // core::strategy::state() of a non-GA strategy; empty for the GA
+  int unfinished = 0;              // rows of the generation in progress, after the `evaluated` ones
 };
 std::string to_json_text(const island_snapshot& s);
 island_snapshot snapshot_from_json(const std::string& text);
@@ -108,6 +111,9 @@ struct resume_plan {
     std::optional<island_snapshot> snapshot;  // none: the island had not completed a generation
     std::vector<std::string> seen;            // params of every candidate it evaluated
     std::vector<std::string> seen_sources;    // and the source_hash of each (a rewrite's, or the template's)
+    // The rows of the generation a stop cut short (island_snapshot::unfinished), in file order:
+    // not in `seen`, their results are taken again as the resumed generation proposes them.
+    std::vector<store::candidate_row> carried;
     struct migrant {
       int from = 0, generation = 0;
       std::int64_t id = -1;

@@ -158,20 +158,25 @@ int island_driver::impl::variant_for(const std::string& text) {
 std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const core::point& p, std::int64_t parent, const std::string& origin) {
   const int rank = migrants_.rank();
   eval::measurement m;
+  if (const auto it = carried_.find(carried_key(p)); it != carried_.end()) {  // measured before a stop
+    const store::candidate_row r = it->second.second;
+    carried_.erase(it);
+    take_result(p, r);
+    m.status = r.status;
+    m.reason = r.reason;
+    m.source_hash = r.source_hash;
+    m.time_median_s = r.time_median_s;
+    progress_.candidate(rank, static_cast<long long>(r.id), r.status, r.reason, r.time_median_s, r.params);
+    return {std::move(m), r.id};
+  }
   {
     scope_timer timed(spent_.evaluating_s);  // waiting for the node's lock included: the node is busy
     eval::node_lock_guard hold(*s_.lock);
     m = measure(s_, candidate_of(p));
   }
-  const std::int64_t id = static_cast<std::int64_t>(rank) * 1000000 + next_id_++;
   const bool ok = m.status == "ok";
-  island_.record({p.g, ok ? m.time_median_s : inf, id, p.variant});
-  if (strategy_ && p.variant == 0) strategy_->tell({p.g, ok ? m.time_median_s : inf, id});
-  ++evaluated_;
-  if (!ok) ++failed_;
-  if (ok) best_time_ = std::min(best_time_, m.time_median_s);
   store::candidate_row r;
-  r.id = id;
+  r.id = static_cast<std::int64_t>(rank) * 1000000 + next_id_++;
   r.island = rank;
   r.generation = island_.generation();
   r.origin = origin;
@@ -182,15 +187,47 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
   r.eval_time_s = m.eval_time_s;
   r.speedup = ok ? best_baseline_s_ / m.time_median_s : nan;
   r.device_time_s = m.device_time_s;
-  if (ok && (!best_own_ || r.time_median_s < best_own_->time_median_s)) best_own_ = r;
+  take_result(p, r);
   batch_.candidates.push_back(r);
   if (!sources_sent_) {
     batch_.sources.emplace_back(variants_[0].hash, variants_[0].text);
     sources_sent_ = true;
   }
-  progress_.candidate(rank, static_cast<long long>(id), m.status, m.reason, m.time_median_s, r.params);
+  progress_.candidate(rank, static_cast<long long>(r.id), m.status, m.reason, m.time_median_s, r.params);
   drain_records();
-  return {std::move(m), id};
+  return {std::move(m), r.id};
+}
+
+void island_driver::impl::take_result(const core::point& p, const store::candidate_row& r) {
+  const bool ok = r.status == "ok";
+  const double fitness = ok ? r.time_median_s : inf;
+  island_.record({p.g, fitness, r.id, p.variant});
+  if (strategy_ && p.variant == 0) strategy_->tell({p.g, fitness, r.id});
+  ++evaluated_;
+  if (!ok) ++failed_;
+  if (ok) best_time_ = std::min(best_time_, r.time_median_s);
+  if (ok && (!best_own_ || r.time_median_s < best_own_->time_median_s)) best_own_ = r;
+}
+
+void island_driver::impl::take_rest_of_carried() {
+  if (carried_.empty()) return;
+  if (!quiet_)
+    std::printf("island %d: %zu candidates measured before the stop were not proposed again; generation %d takes them as evaluated\n",
+                migrants_.rank(), carried_.size(), island_.generation() + 1);
+  for (const auto& [key, c] : carried_) take_result(c.first, c.second);
+  carried_.clear();
+}
+
+void island_driver::impl::keep_unfinished(const std::string& start, int carried_before, double wall_s) {
+  island_snapshot s = snapshot_from_json(start);
+  const int fresh = static_cast<int>(batch_.candidates.size());
+  s.unfinished = carried_before + fresh;
+  s.wall_time_s = wall_s;
+  batch_.state = to_json_text(s);
+  flush_records();
+  if (!quiet_ && s.unfinished > 0)
+    std::printf("island %d: generation %d stopped after %d of its candidates; they are kept, and a resumed run completes the generation\n",
+                migrants_.rank(), s.generation + 1, s.unfinished);
 }
 
 void island_driver::impl::report_generation(double wall_s) {

@@ -144,8 +144,20 @@ class island_driver::impl {
   // The island's number of a source variant, registering it (and its declared parameters) when new.
   int variant_for(const std::string& text);
 
-  // Evaluates one point; returns its measurement and candidate id.
+  // Evaluates one point; returns its measurement and candidate id. A point the interrupted
+  // generation evaluated already (carried_) gives its recorded result and writes no row.
   std::pair<eval::measurement, std::int64_t> evaluate(const core::point& p, std::int64_t parent, const std::string& origin);
+
+  // The island takes a result as evaluated: its population, strategy, counts and best.
+  void take_result(const core::point& p, const store::candidate_row& r);
+
+  // The carried rows the resumed generation did not propose again (its migrants differ, a
+  // model's rewrite): taken as evaluated in it all the same, so that nothing measured is lost.
+  void take_rest_of_carried();
+
+  // A stop request cut the generation short: its rows are written with the island's state at the
+  // generation's start (`start`, snapshot JSON), marked as the unfinished generation's.
+  void keep_unfinished(const std::string& start, int carried_before, double wall_s);
 
   // One variation by the LLM proposer: a parent (the island's best, or another member of its
   // population), the model's turns, each candidate judged like any other, every call recorded.
@@ -212,6 +224,9 @@ class island_driver::impl {
   bool stopped_ = false;           // the loop ended on a stop request, not at its end
   double wall_offset_s_ = 0;       // search time of earlier sessions
   double longest_eval_s_ = 0;
+  // Rows of a generation a stop request cut short in an earlier session, by carried_key().
+  std::map<std::string, std::pair<core::point, store::candidate_row>> carried_;
+  std::string carried_key(const core::point& p) const { return std::to_string(p.variant) + " " + island_.space(p.variant).to_json(p.g); }
   struct {
     double evaluating_s = 0, mpi_s = 0, migration_s = 0, hdf5_s = 0;
     double model_s = 0;  // in LLM calls (the evaluations of their candidates count as evaluating)

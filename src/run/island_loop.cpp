@@ -11,7 +11,11 @@ void island_driver::impl::run(store::results_file* file) {
   busy_at_start_s_ = s_.evaluator->device_busy_s();
   const int rank = migrants_.rank();
   const auto& cfg = s_.config;
+  auto wall_now = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   while (static_cast<int>(island_.evaluated()) < cfg.budget) {
+    // The island as the generation finds it: what a stop request in the middle of it checkpoints.
+    const std::string start = to_json_text(snapshot(wall_now()));
+    const int carried_before = static_cast<int>(carried_.size());
     const int room = cfg.budget - static_cast<int>(island_.evaluated());
     std::vector<todo_item> todo;
     std::vector<todo_item> arrived;
@@ -56,7 +60,10 @@ void island_driver::impl::run(store::results_file* file) {
     } else {
       for (auto& p : island_.propose_points(genetic)) todo.push_back({std::move(p), -2});
     }
-    if (todo.empty() && by_llm == 0) break;  // the space is exhausted
+    if (todo.empty() && by_llm == 0) {  // the space is exhausted
+      take_rest_of_carried();
+      break;
+    }
     std::vector<eval::candidate_source> upcoming;  // built on spare cores while the device measures
     for (const auto& t : todo) upcoming.push_back(candidate_of(t.p));
     if (!s_.replay) s_.evaluator->compile_ahead(upcoming);
@@ -67,6 +74,9 @@ void island_driver::impl::run(store::results_file* file) {
         abandoned = true;
         break;
       }
+      // Carried rows the generation does not propose again fill the budget first.
+      if (!carried_.empty() && !carried_.contains(carried_key(t.p)) && evaluated_ + static_cast<int>(carried_.size()) >= cfg.budget)
+        continue;
       const auto e0 = std::chrono::steady_clock::now();
       evaluate(t.p, t.parent, t.parent >= 0 ? "migrant" : (island_.generation() == 0 ? "random" : "offspring"));
       longest_eval_s_ = std::max(longest_eval_s_, std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
@@ -80,21 +90,20 @@ void island_driver::impl::run(store::results_file* file) {
       if (stop_.requested()) break;  // a stopping island starts no conversation: it would only be cancelled
       vary_with_llm();
     }
-    if (todo.empty() && evaluated_ == evaluated_before_llm) break;  // the space is exhausted and the model adds nothing
-    if (abandoned) {  // the last checkpoint of this island stands; its rows of this generation go
-      if (!halted_)
-        std::printf("island %d: generation %d dropped: the grace period ends before it could complete\n", rank,
-                    island_.generation() + 1);
-      batch_.clear();
+    if (abandoned) {  // checkpointed at the generation's start, with the rows it has so far
+      keep_unfinished(start, carried_before, wall_now());
       stopped_ = true;
       break;
     }
+    const bool model_added_nothing = evaluated_ == evaluated_before_llm;
+    take_rest_of_carried();
+    if (todo.empty() && model_added_nothing) break;  // the space is exhausted and the model adds nothing
     island_.advance();
     if (strategy_) strategy_->advance();
     if (best_time_ < best_at_last_generation_) stagnant_generations_ = 0;
     else ++stagnant_generations_;
     best_at_last_generation_ = best_time_;
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall_s = wall_now();
     report_generation(wall_s);
     if (migration_due(island_.generation())) {
       scope_timer timed(spent_.migration_s);
@@ -138,6 +147,14 @@ void island_driver::impl::restore(const resume_plan& p) {
     seen.push_back({v, *g});
     if (strategy_ && v == 0) strategy_->mark_seen(*g);
   }
+  for (const auto& r : me.carried) {
+    const int v = variant_of(r.source_hash);
+    const auto g = genome_from_params(island_.space(v), r.params);
+    if (!g)
+      throw error(p.path, "island " + std::to_string(rank) + " evaluated " + r.params + ", which the family's parameter space no longer holds");
+    const core::point at{v, *g};
+    carried_[carried_key(at)] = {at, r};
+  }
   if (me.snapshot) {
     const auto& c = *me.snapshot;
     island_.restore(c.generation, population_from_json(island_, c.population, variant_of, p.path), c.rng_state, seen);
@@ -151,6 +168,8 @@ void island_driver::impl::restore(const resume_plan& p) {
     evaluated_ = c.evaluated;
     failed_ = c.failed;
     next_id_ = c.next_id;
+    for (const auto& r : me.carried)  // the carried rows keep their numbers
+      next_id_ = std::max(next_id_, r.id - static_cast<std::int64_t>(rank) * 1000000 + 1);
     best_time_ = c.best_time_s;
     wall_offset_s_ = c.wall_time_s;
     migrants_through_ = c.migrants_through;

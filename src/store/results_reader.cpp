@@ -471,11 +471,8 @@ std::string results_reader::answer(const std::string& request) const {
       impl_->server = -1;
     }
     if (timed_out) throw galapagos::damaged_file(path, "damaged file: reading it did not finish within 300 s" + damaged_tail);
-    if (WIFSIGNALED(status)) {
-      util::isolated_outcome o;
-      o.code = WTERMSIG(status);
-      throw galapagos::damaged_file(path, "damaged file: reading it crashed the HDF5 library with " + o.signal_name() + damaged_tail);
-    }
+    if (WIFSIGNALED(status))
+      throw galapagos::damaged_file(path, "damaged file: reading it crashed the HDF5 library with " + util::signal_description(WTERMSIG(status)) + damaged_tail);
     throw galapagos::error(path, "cannot be read: its reading process ended");
   }
   return reply;

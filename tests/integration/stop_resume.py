@@ -6,9 +6,11 @@
    Every stop must exit 0 within the grace period with "checkpoint written: generation N, FILE"
    and "stopped" on stdout, and the finished run must be the same, candidate by candidate,
    population by population, as the same replay run straight through.
-2. Grace period: when what is left of a generation takes longer than [run] grace_s, a stop drops
-   the generation in flight and exits within the grace period (plus one evaluation that was
-   already under way); the checkpoint still matches the tables.
+2. Grace period: when what is left of a generation takes longer than [run] grace_s, a stop
+   exits within the grace period (plus one evaluation that was already under way), keeping the
+   candidates the generation in flight evaluated: the checkpoint counts them as its unfinished
+   rows, and the run resumed to its end is the same as straight through, so nothing measured
+   before the stop is lost or measured twice.
 A finished file answers `galapagos resume` with exit 0."""
 import os
 import random
@@ -64,12 +66,14 @@ def checkpoint_state(path):
     with h5py.File(path, "r") as f:
         ck = f["checkpoint"]
         gens = [int(ck[f"island_{i}"].attrs["generation"]) if f"island_{i}" in ck else 0 for i in range(2)]
-        evaluated = [int(ck[f"island_{i}"].attrs["evaluated"]) if f"island_{i}" in ck else 0 for i in range(2)]
+        island = [ck[f"island_{i}"].attrs if f"island_{i}" in ck else {} for i in range(2)]
+        evaluated = [int(a.get("evaluated", 0)) for a in island]
+        unfinished = [int(a.get("unfinished_rows", 0)) for a in island]
         rows = [int((f["candidates"]["island"] == i).sum()) for i in range(2)]
         finished = f.attrs["finished"] == "true"
-    if evaluated != rows:
-        fail(f"{path}: checkpoint says {evaluated} evaluated, /candidates holds {rows}")
-    return gens, finished
+    if [e + u for e, u in zip(evaluated, unfinished)] != rows:
+        fail(f"{path}: checkpoint says {evaluated} evaluated and {unfinished} unfinished, /candidates holds {rows}")
+    return gens, finished, sum(unfinished)
 
 
 # --- 1. stopped and resumed, the same as straight through ------------------------------------
@@ -81,7 +85,7 @@ for p in (straight, stopped):
 subprocess.run(MPI + [galapagos, "run", cfg, "--out", straight, "--replay", recording, "--budget", "60", "--quiet"],
                check=True, stdout=subprocess.DEVNULL)
 ways = ["SIGTERM to one rank", "SIGUSR1 to mpirun", "SIGTERM to every rank"]
-stops, finished, session = 0, False, 0
+stops, finished, session, cut_short = 0, False, 0, 0
 while not finished and session < 30:
     cmd = [galapagos, "resume", stopped] if os.path.exists(stopped) else \
         [galapagos, "run", cfg, "--out", stopped, "--replay", recording, "--budget", "60", "--replay-delay", "0.04"]
@@ -106,20 +110,23 @@ while not finished and session < 30:
     if proc.returncode != 0:
         fail(f"session {session} ({way}) exited with {proc.returncode}: {output[-3000:]}")
         break
-    gens, finished = checkpoint_state(stopped)
+    gens, finished, unfinished = checkpoint_state(stopped)
     if "stopped: every island is checkpointed" in output:
         stops += 1
+        cut_short += unfinished > 0
         if took_s > 4 + 2:
             fail(f"session {session}: {way} took {took_s:.1f} s to stop, grace period 4 s")
         if not re.search(r"checkpoint written: generation \d+, " + re.escape(stopped), output):
             fail(f"session {session}: no 'checkpoint written: generation N, FILE' line")
-        print(f"session {session}: {way}: stopped {took_s:.2f} s after the signal, islands at generations {gens}", flush=True)
+        print(f"session {session}: {way}: stopped {took_s:.2f} s after the signal, islands at generations {gens}, "
+              f"{unfinished} candidates of unfinished generations kept", flush=True)
     elif finished:
         print(f"session {session}: finished", flush=True)
 if stops < 3:
     fail(f"only {stops} stops happened; the test needs 3")
 if not finished:
     fail("the stopped run never finished")
+print(f"{cut_short} of {stops} stops came in the middle of a generation", flush=True)
 same = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "compare_runs.py"), straight, stopped],
                       capture_output=True, text=True)
 print(same.stdout.strip())
@@ -137,34 +144,64 @@ if again.returncode != 0 or "the run is finished" not in again.stdout:
 
 # --- 2. the grace period is shorter than what is left of the generation ----------------------
 cfg = with_grace(1.5)
-short = os.path.join(work, "grace.h5")
-if os.path.exists(short):
-    os.remove(short)
-proc = subprocess.Popen(MPI + [galapagos, "run", cfg, "--out", short, "--replay", recording, "--budget", "12",
-                               "--replay-delay", "1.0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+short, short_straight = os.path.join(work, "grace.h5"), os.path.join(work, "grace-straight.h5")
+for p in (short, short_straight):
+    if os.path.exists(p):
+        os.remove(p)
+grace_run = ["--replay", recording, "--budget", "12"]
+subprocess.run(MPI + [galapagos, "run", cfg, "--out", short_straight, "--quiet"] + grace_run, check=True, stdout=subprocess.DEVNULL)
+proc = subprocess.Popen(MPI + [galapagos, "run", cfg, "--out", short] + grace_run + ["--replay-delay", "1.0"],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 ranks = ranks_of(proc)
 lines = []
 for line in proc.stdout:  # wait until generation 1 is checkpointed, then stop in generation 2
     lines.append(line)
     if line.startswith("checkpoint written: generation 1,"):
         break
-time.sleep(0.3)
+time.sleep(1.3)  # an evaluation of generation 2 is done, the next under way
 t_signal = time.monotonic()
 signal_ranks(ranks, signal.SIGTERM)
 rest = proc.communicate(timeout=60)[0]
 took_s = time.monotonic() - t_signal
 output = "".join(lines) + rest
-gens, finished = checkpoint_state(short)
-print(f"grace 1.5 s, evaluations of 1 s: stopped {took_s:.2f} s after SIGTERM, islands at generations {gens}", flush=True)
+gens, finished, unfinished = checkpoint_state(short)
+print(f"grace 1.5 s, evaluations of 1 s: stopped {took_s:.2f} s after SIGTERM, islands at generations {gens}, "
+      f"{unfinished} candidates of the generation in flight kept", flush=True)
 if proc.returncode != 0 or "stopped: every island is checkpointed" not in output:
     fail(f"the stop under a short grace period failed (exit {proc.returncode}): {output[-3000:]}")
 # An evaluation under way is finished first: 1 s of slack.
 if took_s > 1.5 + 1:
     fail(f"exited {took_s:.1f} s after SIGTERM, grace period 1.5 s")
-if "dropped: the grace period ends before it could complete" not in output:
-    fail("no island dropped its generation in flight, though it could not complete within the grace period")
+if not re.search(r"generation \d+ stopped after \d+ of its candidates; they are kept", output) or unfinished < 1:
+    fail("no island kept the candidates of its generation in flight, though it could not complete it within the grace period")
 if finished or min(gens) < 1 or max(gens) >= 4:
     fail(f"unexpected checkpoint after a stop in generation 2: {gens}, finished {finished}")
+# Stopped again, early in each resumed session: the kept candidates are taken, the next
+# generation in flight is kept in its turn.
+for again in range(2):
+    proc = subprocess.Popen(MPI + [galapagos, "resume", short], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ranks = ranks_of(proc)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith("search:"):
+            break
+    time.sleep(1.3)
+    signal_ranks(ranks, signal.SIGTERM)
+    output = "".join(lines) + proc.communicate(timeout=60)[0]
+    gens, finished, unfinished = checkpoint_state(short)
+    print(f"resumed and stopped again: islands at generations {gens}, {unfinished} candidates of unfinished generations kept",
+          flush=True)
+    if proc.returncode != 0:
+        fail(f"a resumed session stopped again exited {proc.returncode}: {output[-3000:]}")
+resumed = subprocess.run(MPI + [galapagos, "resume", short], capture_output=True, text=True)
+if resumed.returncode != 0:
+    fail(f"resuming the run stopped in a generation: exit {resumed.returncode}: {resumed.stdout[-2000:]} {resumed.stderr[-2000:]}")
+same = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "compare_runs.py"), short_straight, short],
+                      capture_output=True, text=True)
+print(same.stdout.strip())
+if same.returncode != 0:
+    fail("the run stopped in the middle of a generation and resumed differs from the straight one")
 
 if errors:
     sys.exit(1)
