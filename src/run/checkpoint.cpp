@@ -13,6 +13,7 @@
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
+#include "util/params_json.hpp"
 #include "util/utc.hpp"
 
 namespace galapagos::run {
@@ -27,16 +28,6 @@ json num(double v) { return util::json_number(v); }  // a short name: records ho
 double num_or(const json& j, double null_value) { return j.is_null() ? null_value : j.get<double>(); }
 
 std::string island_group(int island) { return "/checkpoint/island_" + std::to_string(island); }
-
-// The JSON value a parameter value is written as in `params` (numbers unquoted).
-json value_json(const std::string& v) {
-  try {
-    json j = json::parse(v);
-    if (j.is_number()) return j;
-  } catch (const json::exception&) {
-  }
-  return json(v);
-}
 
 }  // namespace
 
@@ -79,20 +70,15 @@ std::string population_json(const core::island& island, const std::vector<std::s
 }
 
 std::optional<core::genome> genome_from_params(const core::search_space& space, const std::string& params_json) {
-  json j;
-  try {
-    j = json::parse(params_json);
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
-  if (!j.is_object()) return std::nullopt;
+  const auto decoded = util::params_from_json(params_json);
+  if (!decoded) return std::nullopt;
   const auto& params = space.parameters();
   core::genome g(params.size());
   for (std::size_t i = 0; i < params.size(); ++i) {
-    const auto it = j.find(params[i].name);
-    if (it == j.end()) return std::nullopt;
+    const auto it = decoded->find(params[i].name);
+    if (it == decoded->end()) return std::nullopt;
     const auto& values = params[i].values;
-    const auto pos = std::find_if(values.begin(), values.end(), [&](const std::string& v) { return value_json(v) == *it; });
+    const auto pos = std::find_if(values.begin(), values.end(), [&](const std::string& v) { return util::canonical_value(v) == it->second; });
     if (pos == values.end()) return std::nullopt;
     g[i] = static_cast<int>(pos - values.begin());
   }

@@ -8,6 +8,7 @@
 #include "store/results_reader.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/params_json.hpp"
 
 namespace galapagos::run {
 
@@ -16,25 +17,12 @@ using nlohmann::json;
 namespace {
 
 // One text for a set of parameter values, whether they come from a candidate (strings) or from
-// a recorded `params` object (numbers unquoted): numbers go through one JSON formatting.
-std::string canonical(const std::map<std::string, std::string>& params) {
-  json j = json::object();
-  for (const auto& [k, v] : params) {
-    try {
-      json n = json::parse(v);
-      j[k] = n.is_number() ? n : json(v);
-    } catch (const json::exception&) {
-      j[k] = v;
-    }
-  }
-  return j.dump();
-}
+// a recorded `params` object.
+std::string canonical(const std::map<std::string, std::string>& params) { return util::canonical_params(params); }
 
 std::string canonical(const std::string& params_json) {
-  std::map<std::string, std::string> m;
-  const json j = json::parse(params_json);
-  for (const auto& [k, v] : j.items()) m[k] = v.is_string() ? v.get<std::string>() : v.dump();
-  return canonical(m);
+  const auto values = util::params_from_json(params_json);
+  return values ? util::canonical_params(*values) : params_json;  // no match for a malformed one
 }
 
 std::string source_hash(const eval::candidate_source& c) {

@@ -3,15 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "store/results_reader.hpp"
 #include "util/error.hpp"
+#include "util/params_json.hpp"
 
 namespace galapagos::simulate {
 
-using nlohmann::json;
 
 namespace {
 
@@ -87,15 +86,9 @@ recorded_space read_galapagos_results(const std::filesystem::path& file) {
   std::map<std::string, std::set<std::string>> values;
   for (std::size_t r = 0; r < params.size(); ++r) {
     if (status[r] == "not_recorded" || origin[r] == "winner_recheck") continue;
-    json j;
-    try {
-      j = json::parse(params[r]);
-    } catch (const json::exception&) {
-      throw error(p, "/candidates row " + std::to_string(r) + ": params is not a JSON object");
-    }
-    if (!j.is_object()) throw error(p, "/candidates row " + std::to_string(r) + ": params is not a JSON object");
-    std::map<std::string, std::string> row;
-    for (const auto& [k, v] : j.items()) row[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    auto decoded = util::params_from_json(params[r]);
+    if (!decoded) throw error(p, "/candidates row " + std::to_string(r) + ": params is not a JSON object of strings and numbers");
+    auto row = std::move(*decoded);
     if (!rows.empty() && row.size() != rows.front().size())
       throw error(p, "/candidates row " + std::to_string(r) + ": params names other parameters than row 0 (a mixed recording)");
     for (const auto& [k, v] : row) values[k].insert(v);
