@@ -1,6 +1,5 @@
 #include "config/run_config.hpp"
 
-#include "simulate/strategy_config.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
@@ -142,23 +141,7 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
     c.kernel_paths.push_back(kp.is_relative() ? file.parent_path() / kp : kp);
   }
 
-  if (auto se = s.sub("search")) {
-    simulate::read_search_table(*se, c.ga, c.budget, c.seed);
-  }
-  c.strategy.ga = c.ga;
-  c.strategy.kind = "forest";
-  if (auto st = s.sub("strategy")) c.strategy_kinds = simulate::read_strategy_table(*st, c.strategy);
-  if (auto m = s.sub("migration")) {
-    m->allow_only({"topology", "degree", "interval", "count", "arrival"});
-    c.migration.arrival = m->str("arrival", c.migration.arrival);
-    if (c.migration.arrival != "auto" && c.migration.arrival != "asynchronous") m->fail("arrival", "must be auto or asynchronous");
-    c.migration.topology = m->str("topology", c.migration.topology);
-    if (c.migration.topology != "ring" && c.migration.topology != "full" && c.migration.topology != "random" &&
-        c.migration.topology != "none")
-      m->fail("topology", "must be ring, full, random or none");
-    c.migration.degree = integer(*m, "degree", c.migration.degree, 1, 4096);
-    simulate::read_migration_schedule(*m, c.migration.interval, c.migration.count);
-  }
+  read_search_tables(s, c);
   if (auto e = s.sub("eval")) read_eval(*e, c.eval, c);
   if (auto l = s.sub("llm")) read_llm(*l, c.llm, file);
   return c;

@@ -7,25 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "core/island.hpp"
-#include "core/strategy.hpp"
+#include "config/search_tables.hpp"
 #include "eval/evaluator.hpp"
 #include "propose/llm/proposer.hpp"
 
 namespace galapagos::config {
 
-struct migration_settings {
-  std::string topology = "ring";  // ring | full | random | none (core/topology.hpp)
-  int degree = 2;                 // random: neighbours of each island
-  // When migrants are taken in: "auto" = by schedule in a replayed run (reproducible), as they
-  // arrive otherwise; "asynchronous" = always as they arrive (a replayed run then times the
-  // orchestration as a measured run would, but is no longer reproducible).
-  std::string arrival = "auto";
-  int interval = 2;               // generations between migrations
-  int count = 2;                  // individuals sent each time
-};
-
-struct run_config {
+// The search tables ([search], [strategy], [migration]: budget, seed, ga, strategy,
+// strategy_kinds, migration) come from search_settings, read as `galapagos simulate` reads them.
+struct run_config : search_settings {
   std::filesystem::path file;
   std::string text;  // the whole config file, stored in the results
   std::string family;
@@ -34,14 +24,6 @@ struct run_config {
   std::vector<std::filesystem::path> kernel_paths;
   // After SIGTERM or SIGUSR1, every island checkpoints and the job exits within this many seconds.
   double grace_s = 25;
-  int budget = 40;  // evaluations per island
-  std::uint64_t seed = 1;
-  core::ga_settings ga;
-  // [strategy]: how islands propose genomes (docs/strategies.md); island i runs
-  // strategy_kinds[i % size], with strategy.ga = ga.
-  core::strategy_settings strategy;
-  std::vector<std::string> strategy_kinds = {"forest"};
-  migration_settings migration;
   eval::eval_settings eval;
   std::filesystem::path node_lock = "/tmp/galapagos-node.lock";
   int final_rounds = 10;  // interleaved rounds winner vs baselines

@@ -37,8 +37,6 @@ std::size_t simulation_result::found_at() const {
 }
 
 simulation_result simulate(const recorded_space& space, const simulation_settings& settings) {
-  if (settings.topology != "ring" && settings.topology != "full" && settings.topology != "none")
-    throw std::invalid_argument("topology: must be ring, full or none, not '" + settings.topology + "'");
   if (settings.interval < 1) throw std::invalid_argument("interval: must be at least 1");
   if (settings.count < 0) throw std::invalid_argument("count: must not be negative");
   if (settings.islands.empty()) throw std::invalid_argument("islands: at least one");
@@ -56,7 +54,12 @@ simulation_result simulate(const recorded_space& space, const simulation_setting
     }
     islands[i].strategy = core::make_strategy(space.space(), s, core::derive_seed(settings.seed, static_cast<std::uint64_t>(i)));
   }
-  const auto graph = core::migration_targets({settings.topology, 2}, n, 0);  // ring, full or none: no seed needed
+  std::vector<std::vector<int>> graph;
+  try {
+    graph = core::migration_targets({settings.topology, settings.degree}, n, settings.seed);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("topology: ") + e.what());
+  }
 
   simulation_result out;
   double best = inf;

@@ -17,7 +17,8 @@ struct simulation_settings {
   int budget = 0;           // evaluations per island (migrants re-measured count); 0 = no limit
   double budget_s = 0.0;    // recorded compile + evaluation seconds per island; 0 = no limit
   std::uint64_t seed = 1;   // island i's strategy gets core::derive_seed(seed, i)
-  std::string topology = "ring";  // ring | full | none
+  std::string topology = "ring";  // ring | full | random | none (core/topology.hpp)
+  int degree = 2;           // random: neighbours of each island (the graph drawn from `seed`, as a run draws it)
   int interval = 2;         // generations between migrations
   int count = 2;            // best individuals sent each time
   // Migrants this island has not seen are re-measured (served from the recording) and cost an

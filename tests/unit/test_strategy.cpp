@@ -13,7 +13,9 @@
 #include "core/forest.hpp"
 #include "core/strategy.hpp"
 #include "simulate/recorded_space.hpp"
+#include "config/run_config.hpp"
 #include "simulate/simulation.hpp"
+#include "simulate/strategy_config.hpp"
 #include "util/error.hpp"
 
 using namespace galapagos;
@@ -261,6 +263,59 @@ TEST(Simulation, LocalSearchesBeatRandomSearchOnAStructuredSpace) {
 // The surrogate of the forest strategy: fitted to a function of two interacting parameters plus
 // noise-free distractors, it ranks unseen points as the function does and is unsure away from
 // the data.
+// `galapagos run` and `galapagos simulate --config` read [search], [strategy] and [migration] with
+// one set of rules: the same values, and the same error for the same mistake.
+TEST(Simulation, ReadsTheSearchTablesOfARunConfigAsTheRunDoes) {
+  const auto dir = std::filesystem::temp_directory_path() / ("galapagos-search-tables-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "config.toml";
+  auto write = [&](const std::string& tables) { std::ofstream(path) << "[run]\nfamily = \"stencil3d7\"\n" << tables; };
+  write("[search]\nbudget = 30\nseed = 5\npopulation = 6\noffspring = 4\n"
+        "[strategy]\nkinds = [\"ga\", \"annealing\"]\ntemperature = 2.5\n"
+        "[migration]\ntopology = \"random\"\ndegree = 3\ninterval = 3\ncount = 1\n");
+  const auto run = galapagos::config::load_run_config(path);
+  const auto sim = simulate::read_simulation_config(path, 4);
+  EXPECT_EQ(sim.budget, run.budget);
+  EXPECT_EQ(sim.seed, run.seed);
+  EXPECT_EQ(sim.topology, run.migration.topology);
+  EXPECT_EQ(sim.degree, run.migration.degree);
+  EXPECT_EQ(sim.interval, run.migration.interval);
+  EXPECT_EQ(sim.count, run.migration.count);
+  ASSERT_EQ(sim.islands.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(sim.islands[i].kind, run.strategy_kinds[i % run.strategy_kinds.size()]);
+    EXPECT_EQ(sim.islands[i].ga.population, run.ga.population);
+    EXPECT_EQ(sim.islands[i].ga.offspring, run.ga.offspring);
+    EXPECT_EQ(sim.islands[i].temperature, run.strategy.temperature);
+  }
+  // The random graph (degree 3 on 4 islands) is drawn from the seed, as a run draws it.
+  auto settings = sim;
+  settings.budget = 12;
+  EXPECT_FALSE(simulate::simulate(bowl_space(6), settings).evaluations.empty());
+  // Without [strategy] both take the default kind.
+  write("[search]\nbudget = 8\n");
+  EXPECT_EQ(simulate::read_simulation_config(path, 1).islands.at(0).kind, galapagos::config::load_run_config(path).strategy_kinds.at(0));
+  for (const std::string bad : {"[migration]\ntopology = \"star\"\n", "[migration]\ndegree = 0\n", "[migration]\nbogus = 1\n",
+                                "[migration]\narrival = \"later\"\n", "[search]\npopulation = 2\nelite = 9\n",
+                                "[strategy]\nkind = \"nope\"\n", "[strategy]\ncooling = 0\n"}) {
+    write(bad);
+    std::string from_run, from_sim;
+    try {
+      galapagos::config::load_run_config(path);
+    } catch (const galapagos::error& e) {
+      from_run = e.what();
+    }
+    try {
+      simulate::read_simulation_config(path, 2);
+    } catch (const galapagos::error& e) {
+      from_sim = e.what();
+    }
+    EXPECT_NE(from_run.find(path.string()), std::string::npos) << bad << ": " << from_run;
+    EXPECT_EQ(from_run, from_sim) << bad;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Forest, LearnsAnInteractionAndRanksUnseenPoints) {
   auto f = [](const core::genome& g) { return 1.0 + g[0] + (g[1] == 3 && g[2] >= 2 ? -3.0 : 0.5 * g[2]); };
   std::vector<core::genome> x;

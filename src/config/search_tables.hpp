@@ -1,0 +1,43 @@
+// The search tables of a config, [search], [strategy] and [migration] (docs/configuration.md),
+// read with one set of rules by `galapagos run` (config/run_config.hpp) and `galapagos simulate
+// --config` (simulate/strategy_config.hpp) alike. Needs only core and util.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/island.hpp"
+#include "core/strategy.hpp"
+#include "util/toml_reader.hpp"
+
+namespace galapagos::config {
+
+struct migration_settings {
+  std::string topology = "ring";  // ring | full | random | none (core/topology.hpp)
+  int degree = 2;                 // random: neighbours of each island
+  // When migrants are taken in: "auto" = by schedule in a replayed run (reproducible), as they
+  // arrive otherwise; "asynchronous" = always as they arrive (a replayed run then times the
+  // orchestration as a measured run would, but is no longer reproducible).
+  std::string arrival = "auto";
+  int interval = 2;               // generations between migrations
+  int count = 2;                  // individuals sent each time
+};
+
+struct search_settings {
+  int budget = 40;  // evaluations per island
+  std::uint64_t seed = 1;
+  core::ga_settings ga;
+  // [strategy]: how islands propose genomes (docs/strategies.md); island i runs
+  // strategy_kinds[i % size], with strategy.ga = ga.
+  core::strategy_settings strategy;
+  std::vector<std::string> strategy_kinds = {"forest"};
+  migration_settings migration;
+};
+
+// Reads the [search], [strategy] and [migration] tables of `root` (each optional) over the
+// defaults in `out`. Throws galapagos::error naming the file, the table and the key for an
+// unknown key or kind or a value out of range.
+void read_search_tables(const util::toml_section& root, search_settings& out);
+
+}  // namespace galapagos::config
