@@ -1,0 +1,177 @@
+// The model-based strategy: a random forest fitted to the measured times, Thompson-sampled.
+#include "core/strategy_parts.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "core/forest.hpp"
+
+namespace galapagos::core::detail {
+
+namespace {
+
+// Model-based search: a random forest (core::forest) is fitted to the log times measured so far,
+// and each slot of a batch takes the candidate that a random handful of its trees predicts
+// fastest (Thompson sampling: where the trees disagree, some slots explore; where they agree,
+// all exploit). Candidates are every unseen valid point when there are at most `pool` of them,
+// else the elites' neighbourhoods and `pool` random valid points. A `random_share` of each batch
+// stays random (space-filling draws, see diverse_random), so that a wrong model cannot trap the
+// search. The model is refitted from the
+// history at every batch with the strategy's own engine, so state() needs nothing more.
+class forest_strategy final : public strategy {
+ public:
+  forest_strategy(const search_space& s, const strategy_settings& st, std::uint64_t seed)
+      : strategy(s, seed), settings_(st), moves_(s) {}
+  std::string kind() const override { return "forest"; }
+
+  std::vector<genome> propose(int count) override {
+    std::vector<genome> out;
+    std::set<genome> taken;
+    int finite = 0;
+    for (const auto& ind : history_) finite += std::isfinite(ind.fitness);
+    // Random samples until `initial` points are known (the whole first batch when none is) and
+    // two of them did not fail; then `random_share` of each batch.
+    const int known = static_cast<int>(history_.size());
+    int randoms = known == 0 || finite < 2 ? count : std::clamp(settings_.initial - known, 0, count);
+    if (randoms < count) randoms = std::max(randoms, static_cast<int>(std::lround(settings_.random_share * count)));
+    if (randoms < count) {
+      for (auto& g : modelled(count - randoms)) {
+        taken.insert(g);
+        out.push_back(std::move(g));
+      }
+    }
+    while (static_cast<int>(out.size()) < count) {
+      auto g = diverse_random(taken);
+      if (!g) break;
+      taken.insert(*g);
+      out.push_back(std::move(*g));
+    }
+    return out;
+  }
+
+ private:
+  // Of `diversity_draws` random unseen valid points, the one farthest (in parameters that
+  // differ) from every point measured or taken: a space-filling start that reaches each
+  // parameter's extreme values sooner than uniform draws, where a narrow optimum often lies.
+  static constexpr int diversity_draws = 10;
+  std::optional<genome> diverse_random(const std::set<genome>& taken) {
+    std::optional<genome> out;
+    int farthest = -1;
+    for (int k = 0; k < diversity_draws; ++k) {
+      auto g = fresh_random(taken);
+      if (!g) break;
+      int nearest = std::numeric_limits<int>::max();
+      auto closer = [&](const genome& o) {
+        int differ = 0;
+        for (std::size_t i = 0; i < o.size(); ++i) differ += o[i] != (*g)[i];
+        nearest = std::min(nearest, differ);
+      };
+      for (const auto& o : taken) closer(o);
+      for (const auto& o : history_) closer(o.g);
+      if (nearest > farthest) {
+        farthest = nearest;
+        out = std::move(g);
+      }
+    }
+    return out;
+  }
+
+  static constexpr int trees_per_slot = 3;
+
+  std::vector<genome> modelled(int count) {
+    // Targets: log times; a failed point counts as the slowest point measured.
+    std::vector<genome> x;
+    std::vector<double> y;
+    double worst = -inf;
+    for (const auto& ind : history_)
+      if (std::isfinite(ind.fitness)) worst = std::max(worst, std::log(ind.fitness));
+    for (const auto& ind : history_) {
+      x.push_back(ind.g);
+      y.push_back(std::isfinite(ind.fitness) ? std::log(ind.fitness) : worst);
+    }
+    forest model;
+    model.fit(x, y, rng_);
+
+    const auto candidates = pool();
+    std::vector<genome> out;
+    std::vector<char> used(candidates.size(), 0);
+    for (int slot = 0; slot < count && out.size() < candidates.size(); ++slot) {
+      int trees[trees_per_slot];
+      for (auto& t : trees) t = rng_.below(model.trees());
+      double lowest = inf;
+      std::size_t pick = 0;
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (used[i]) continue;
+        double v = 0;
+        for (const int t : trees) v += model.predict(candidates[i], t);
+        if (v < lowest) {
+          lowest = v;
+          pick = i;
+        }
+      }
+      used[pick] = 1;
+      out.push_back(candidates[pick]);
+    }
+    return out;
+  }
+
+  // Distinct unseen valid candidates: the elites' neighbourhoods first, nearest moves first (so
+  // that ties among the trees' predictions go to the best's neighbours), then every other valid
+  // point in random order, or `pool` random ones when the space has more.
+  std::vector<genome> pool() {
+    std::vector<genome> out;
+    std::set<genome> near;
+    const auto elites = best(settings_.local_elites);
+    for (std::size_t e = 0; e < elites.size() && std::isfinite(elites[e].fitness); ++e)
+      for (int tier = 1; tier <= (e == 0 ? 3 : 2); ++tier)
+        for (auto& m : moves_.moves(elites[e].g, tier, rng_))
+          if (fresh(m, near)) {
+            near.insert(m);
+            out.push_back(std::move(m));
+          }
+    const auto local = static_cast<std::ptrdiff_t>(out.size());
+    if (!all_valid().empty()) {
+      for (const auto& g : all_valid())
+        if (!seen_.contains(g) && !near.contains(g)) out.push_back(g);
+    } else {
+      std::vector<genome> drawn;
+      for (int i = 0; i < settings_.pool; ++i)
+        if (auto g = space_.sample(rng_, 2000); g && !seen_.contains(*g) && !near.contains(*g)) drawn.push_back(std::move(*g));
+      std::sort(drawn.begin(), drawn.end());
+      drawn.erase(std::unique(drawn.begin(), drawn.end()), drawn.end());
+      for (auto& g : drawn) out.push_back(std::move(g));
+    }
+    std::shuffle(out.begin() + local, out.end(), rng_.engine());
+    return out;
+  }
+
+  // Every valid point when there are at most `pool` of them, else none; found once.
+  const std::vector<genome>& all_valid() {
+    if (!counted_) {
+      counted_ = true;
+      // One pass: collect until one more than `pool`, and give up on the list if it got there.
+      const auto limit = static_cast<std::size_t>(settings_.pool);
+      space_.enumerate([&](const genome& g) {
+        valid_.push_back(g);
+        return valid_.size() <= limit;
+      });
+      if (valid_.size() > limit) valid_ = {};
+    }
+    return valid_;
+  }
+
+  strategy_settings settings_;
+  neighbourhood moves_;
+  bool counted_ = false;
+  std::vector<genome> valid_;
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_forest_strategy(const search_space& s, const strategy_settings& st, std::uint64_t seed) {
+  return std::make_unique<forest_strategy>(s, st, seed);
+}
+
+}  // namespace galapagos::core::detail
