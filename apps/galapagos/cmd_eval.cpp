@@ -87,10 +87,10 @@ int eval_command(const std::vector<std::string>& args) {
 
   double fastest = std::numeric_limits<double>::infinity();
   for (const auto& [name, bm] : baselines)
-    if (bm.status == "ok") fastest = std::min(fastest, bm.time_median_s);
-  const double speedup = m.status == "ok" && std::isfinite(fastest) ? fastest / m.time_median_s : std::nan("");
+    if (bm.status == eval::candidate_status::ok) fastest = std::min(fastest, bm.time_median_s);
+  const double speedup = m.status == eval::candidate_status::ok && std::isfinite(fastest) ? fastest / m.time_median_s : std::nan("");
   if (vm.count("json")) {
-    nlohmann::json j{{"status", m.status}, {"reason", m.reason}, {"time_median_s", json_number(m.time_median_s)},
+    nlohmann::json j{{"status", eval::to_string(m.status)}, {"reason", m.reason}, {"time_median_s", json_number(m.time_median_s)},
                      {"time_min_s", json_number(m.time_min_s)}, {"time_spread_s", json_number(m.time_spread_s)},
                      {"repetitions", m.repetitions}, {"rel_error", json_number(m.rel_error)}, {"speedup", json_number(speedup)},
                      {"roofline_fraction", json_number(m.roofline_fraction())}, {"floor_s", json_number(m.floor_s)},
@@ -99,12 +99,12 @@ int eval_command(const std::vector<std::string>& args) {
                      {"device_time_s", m.device_time_s}, {"energy_j", json_number(m.energy_j)}, {"power_w", json_number(m.power_w)},
                      {"sm_clock_mhz", json_number(m.sm_clock_mhz)}, {"throttled_runs", m.throttled_runs},
                      {"ceilings", ceilings_text}, {"worker_clock_median_s", json_number(m.worker_clock_median_s)}};
-    for (const auto& [name, bm] : baselines) j["baselines"][name] = {{"status", bm.status}, {"time_median_s", json_number(bm.time_median_s)}};
+    for (const auto& [name, bm] : baselines) j["baselines"][name] = {{"status", eval::to_string(bm.status)}, {"time_median_s", json_number(bm.time_median_s)}};
     std::cout << j.dump() << "\n";
   } else {
-    std::printf("status: %s\n", m.status.c_str());
+    std::printf("status: %s\n", eval::status_name(m.status));
     if (!m.reason.empty()) std::printf("reason: %s\n", m.reason.c_str());
-    if (m.status == "ok")
+    if (m.status == eval::candidate_status::ok)
       std::printf("time: median %.6e s, min %.6e s, IQR %.3e s over %d runs\nroofline fraction: %.2f\nrel error: %.3e\n",
                   m.time_median_s, m.time_min_s, m.time_spread_s, m.repetitions, m.roofline_fraction(), m.rel_error);
     if (std::isfinite(m.energy_j))
@@ -112,7 +112,7 @@ int eval_command(const std::vector<std::string>& args) {
                   m.sm_clock_mhz, m.throttled_runs);
     if (std::isfinite(speedup)) std::printf("speedup over the fastest baseline: %.2fx\n", speedup);
   }
-  return m.status == "ok" ? 0 : 1;
+  return m.status == eval::candidate_status::ok ? 0 : 1;
 }
 
 }  // namespace galapagos::cli

@@ -232,7 +232,7 @@ int export_command(const std::vector<std::string>& args) {
     eval::candidate_source cs = eval::candidate_from(b.tmpl);
     cs.text = exported;
     const eval::measurement m = evaluator.evaluate(cs);
-    passed = m.status == "ok";
+    passed = m.status == eval::candidate_status::ok;
 
     // The exact build command, on the exported file.
     const std::filesystem::path cache = evaluator.compiler().cache_dir();
@@ -286,14 +286,14 @@ int export_command(const std::vector<std::string>& args) {
                       {"time_median_s", json_number(t_median)}, {"time_min_s", json_number(t_min)}, {"time_spread_s", json_number(t_spread)},
                       {"repetitions", json_number(reps)}, {"rel_error", json_number(rel)}, {"tolerance", fam.tolerance},
                       {"method", method}, {"speedup_over", speedups}}},
-          {"held_out", {{"problems", held_desc}, {"seeds_per_problem", settings.checks.seeds}, {"status", m.status},
+          {"held_out", {{"problems", held_desc}, {"seeds_per_problem", settings.checks.seeds}, {"status", eval::to_string(m.status)},
                         {"reason", m.reason}, {"rel_error", json_number(m.rel_error)}, {"verified_runs", m.verified_runs},
                         {"time_median_s", json_number(passed ? m.time_median_s : NAN)}, {"time_spread_s", json_number(passed ? m.time_spread_s : NAN)},
                         {"fitness", evaluator.fitness_description()}}},
           {"build_command", m.build_command}, {"search_defines", defines},
           {"verdict", passed ? "verified" : "flagged"}};
     verdict_line = passed ? "verified on every held-out problem"
-                          : "FLAGGED: the candidate fails on problems the search never used: " + m.status + ": " + m.reason;
+                          : "FLAGGED: the candidate fails on problems the search never used: " + eval::to_string(m.status) + ": " + m.reason;
 
     // The package: written beside its place and renamed into it, so it is never half there.
     work = make_work_folder(out, ".export-");

@@ -219,8 +219,8 @@ int search(MPI_Comm comm, const search_start& st) {
         eval::node_lock_guard hold(*s->lock);
         baselines.push_back({b.name, measure(*s, eval::baseline_from(b))});
         const auto& m = baselines.back().m;
-        if (m.status != "ok")
-          throw error(b.source.string(), "baseline '" + b.name + "' failed (" + m.status + "): " + m.reason);
+        if (m.status != eval::candidate_status::ok)
+          throw error(b.source.string(), "baseline '" + b.name + "' failed (" + eval::to_string(m.status) + "): " + m.reason);
       }
     }
   } catch (const std::exception& e) {

@@ -162,7 +162,7 @@ void evaluator::probe_device() {
   const auto r = s->worker->call(q, std::max(settings_.timeout_s, 120.0));
   if (!r.replied || r.reply.status != protocol::reply_status::ok)
     throw error(toolchain_.worker_backend + " device " + std::to_string(device_index_),
-                "cannot probe the device: " + (r.replied ? std::string(r.reply.message) : r.status + " " + r.reason));
+                "cannot probe the device: " + (r.replied ? std::string(r.reply.message) : to_string(r.status) + " " + r.reason));
   ceilings_.bandwidth_gbs = r.reply.ceilings[0];
   ceilings_.peak_gflops = r.reply.ceilings[1];
   ceilings_.peak_gflops_f32 = r.reply.ceilings[2];
@@ -260,14 +260,14 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
   m.compile_time_s = built.compile_time_s;
   m.build_command = built.command;
   if (!built.ok) {
-    m.status = "compile_error";
+    m.status = candidate_status::compile_error;
     m.reason = first_error_line(built.log);
     m.build_log = built.log;
     return nullptr;
   }
   const std::string bad = check_exports(exported_symbols(built.shared_object), "glp_kernel");
   if (!bad.empty()) {
-    m.status = "forbidden_symbol";
+    m.status = candidate_status::forbidden_symbol;
     m.reason = bad;
     return nullptr;
   }
@@ -292,7 +292,7 @@ std::unique_ptr<evaluator::session> evaluator::open(const candidate_source& c, m
       return nullptr;
     }
     if (res.reply.status != protocol::reply_status::ok) {
-      m.status = "load_error";
+      m.status = candidate_status::load_error;
       m.reason = res.reply.message;
       return nullptr;
     }
@@ -313,7 +313,7 @@ measurement evaluator::evaluate(const candidate_source& c) {
       m.device_time_s = seconds_since(*held);
       device_busy_s_ += m.device_time_s;
     }
-    if (m.status != "ok") m.time_median_s = m.time_min_s = m.time_spread_s = std::numeric_limits<double>::quiet_NaN();
+    if (m.status != candidate_status::ok) m.time_median_s = m.time_min_s = m.time_spread_s = std::numeric_limits<double>::quiet_NaN();
     return m;
   };
   auto s = open(c, m, &held);
@@ -328,7 +328,7 @@ measurement evaluator::evaluate(const candidate_source& c) {
   if (!timed_run(*s, p, m, warm, 0, c, true)) return done();
   const double diff = p.max_relative_difference(first);
   if (diff > settings_.checks.determinism_ulps * std::numeric_limits<double>::epsilon()) {
-    m.status = "nondeterministic";
+    m.status = candidate_status::nondeterministic;
     char buf[120];
     std::snprintf(buf, sizeof buf, "two runs on identical inputs differ by %.3e relative", diff);
     m.reason = buf;
@@ -373,7 +373,7 @@ std::vector<measurement> evaluator::evaluate_interleaved(const std::vector<candi
     for (std::size_t i = 0; i < cs.size(); ++i)
       if (sessions[i] && !timed_run(*sessions[i], p, ms[i], times[i], next_seed(), cs[i], true)) sessions[i].reset();
   for (std::size_t i = 0; i < cs.size(); ++i) {
-    if (ms[i].status == "ok") {
+    if (ms[i].status == candidate_status::ok) {
       ms[i].repetitions = static_cast<int>(times[i].size());
       finish_statistics(ms[i], times[i]);
       if (sessions[i]) measure_energy(*sessions[i], p, ms[i]);

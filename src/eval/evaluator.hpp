@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "eval/builder.hpp"
+#include "eval/candidate_status.hpp"
 #include "eval/gpu_monitor.hpp"
 #include "eval/probe.hpp"
 #include "eval/problem.hpp"
@@ -81,7 +82,7 @@ struct profile_metric {  // one metric of one kernel launch, as the profiler rep
 };
 
 struct measurement {
-  std::string status = "ok";
+  candidate_status status = candidate_status::ok;
   std::string reason;
   std::string source_hash;
   std::string build_log;
@@ -102,7 +103,7 @@ struct measurement {
   // figure, kept to show how far it is from the orchestrator's (docs/threat-model.md).
   std::vector<double> worker_clock_s;
   double worker_clock_median_s = 0.0 / 0.0;
-  double roofline_fraction() const { return status == "ok" && time_median_s > 0 ? floor_s / time_median_s : 0.0 / 0.0; }
+  double roofline_fraction() const { return status == candidate_status::ok && time_median_s > 0 ? floor_s / time_median_s : 0.0 / 0.0; }
 };
 
 struct candidate_source {

@@ -95,7 +95,7 @@ std::vector<profile_metric> evaluator::profile(const candidate_source& c, std::s
   measurement m;
   auto s = open(c, m, nullptr, launcher, true);
   if (!s) {
-    why = "the candidate did not start under the profiler: " + m.status + ": " + m.reason;
+    why = "the candidate did not start under the profiler: " + to_string(m.status) + ": " + m.reason;
     return {};
   }
   problem& p = *timing_problem_;
@@ -103,7 +103,7 @@ std::vector<profile_metric> evaluator::profile(const candidate_source& c, std::s
   p.stage();
   protocol::request q = p.run_request();
   if (!request(*s, protocol::request_kind::stage, &q, m) || !request(*s, protocol::request_kind::flush, nullptr, m)) {
-    why = "staging under the profiler failed: " + m.status + ": " + m.reason;
+    why = "staging under the profiler failed: " + to_string(m.status) + ": " + m.reason;
     return {};
   }
   q.kind = protocol::request_kind::run;
@@ -111,7 +111,7 @@ std::vector<profile_metric> evaluator::profile(const candidate_source& c, std::s
   const double replay_allowance = 50;  // the profiler replays each kernel once per metric pass
   const auto r = s->worker->call(q, settings_.timeout_s * replay_allowance);
   if (!r.replied || r.reply.status != protocol::reply_status::ok) {
-    why = "the profiled run failed: " + (r.replied ? std::string(r.reply.message) : r.status + ": " + r.reason);
+    why = "the profiled run failed: " + (r.replied ? std::string(r.reply.message) : to_string(r.status) + ": " + r.reason);
     return {};
   }
   if (!s->worker->finish(settings_.timeout_s * replay_allowance)) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "eval/evaluator_impl.hpp"
 #include "eval/problem.hpp"
@@ -27,7 +28,7 @@ bool evaluator::calibrate(session& s, measurement& m) {
     q.flags = flags;
     const auto r = s.worker->call(q, settings_.timeout_s);
     if (!r.replied || r.reply.status != protocol::reply_status::ok) {
-      m.status = r.replied ? "protocol_error" : r.status;
+      m.status = r.replied ? candidate_status::protocol_error : r.status;
       m.reason = r.replied ? "the worker failed an empty run" : r.reason + " (calibrating)";
       return false;
     }
@@ -67,7 +68,7 @@ bool evaluator::leaked_threads(session& s, measurement& m) {
     if (extra <= 0) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  m.status = "leaked_thread";
+  m.status = candidate_status::leaked_thread;
   m.reason = std::to_string(extra) + " threads still running after the entry point returned";
   return true;
 }
@@ -83,12 +84,12 @@ bool evaluator::request(session& s, protocol::request_kind kind, const protocol:
     return false;
   }
   if (r.reply.status == protocol::reply_status::device_fault) {
-    m.status = "crash";
+    m.status = candidate_status::crash;
     m.reason = std::string("device fault: ") + r.reply.message;
     return false;
   }
   if (r.reply.status != protocol::reply_status::ok) {
-    m.status = "protocol_error";
+    m.status = candidate_status::protocol_error;
     m.reason = "unexpected worker reply";
     return false;
   }
@@ -97,18 +98,18 @@ bool evaluator::request(session& s, protocol::request_kind kind, const protocol:
 
 namespace {
 
-// A reply's status as the candidate's status; "" when the run went well.
-std::string run_failure(const call_result& r, std::string& reason) {
+// A reply's status as the candidate's status; nothing when the run went well.
+std::optional<candidate_status> run_failure(const call_result& r, std::string& reason) {
   using rs = protocol::reply_status;
   switch (r.reply.status) {
-    case rs::ok: return "";
+    case rs::ok: return std::nullopt;
     case rs::kernel_error:
       reason = r.reply.message[0] ? r.reply.message : "entry point returned " + std::to_string(r.reply.kernel_rc);
-      return "kernel_error";
-    case rs::out_of_memory: reason = "std::bad_alloc escaped the entry point"; return "out_of_memory";
-    case rs::exception: reason = "a C++ exception escaped the entry point"; return "crash";
-    case rs::device_fault: reason = std::string("device fault: ") + r.reply.message; return "crash";
-    default: reason = "unexpected worker reply"; return "protocol_error";
+      return candidate_status::kernel_error;
+    case rs::out_of_memory: reason = "std::bad_alloc escaped the entry point"; return candidate_status::out_of_memory;
+    case rs::exception: reason = "a C++ exception escaped the entry point"; return candidate_status::crash;
+    case rs::device_fault: reason = std::string("device fault: ") + r.reply.message; return candidate_status::crash;
+    default: reason = "unexpected worker reply"; return candidate_status::protocol_error;
   }
 }
 
@@ -139,8 +140,8 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
         m.reason = r.reason + " (in glp_setup)";
         return false;
       }
-      if (const auto st = run_failure(r, m.reason); !st.empty()) {
-        m.status = st;
+      if (const auto st = run_failure(r, m.reason)) {
+        m.status = *st;
         return false;
       }
       if (leaked_threads(s, m)) return false;
@@ -154,8 +155,8 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
       m.reason = r.reason;
       return false;
     }
-    if (const auto st = run_failure(r, m.reason); !st.empty()) {
-      m.status = st;
+    if (const auto st = run_failure(r, m.reason)) {
+      m.status = *st;
       return false;
     }
     if (leaked_threads(s, m)) return false;
@@ -173,7 +174,7 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
       return true;
     }
     if (attempt + 1 >= chk.timer_attempts) {
-      m.status = "timer_mismatch";
+      m.status = candidate_status::timer_mismatch;
       char buf[200];
       std::snprintf(buf, sizeof buf, "the worker's clock says %.6f s of a request the orchestrator saw take %.6f s (%d attempts)",
                     events, r.elapsed_s, attempt + 1);
@@ -196,7 +197,7 @@ bool evaluator::accept(session& s, measurement& m) {
       const verdict v = p->verify();
       m.rel_error = std::max(m.rel_error, v.rel_error);
       ++m.verified_runs;
-      if (v.status != "ok") {
+      if (v.status != candidate_status::ok) {
         m.status = v.status;
         m.reason = v.reason;
         return false;
@@ -233,7 +234,7 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
   }
   // A run faster than physics is called so before its output is: a skip is told as what it is.
   if (too_fast(s, p, t, claimed, c, m)) return false;
-  if (v.status != "ok") {
+  if (v.status != candidate_status::ok) {
     m.status = v.status;
     m.reason = v.reason + " (timed run)";
     return false;
@@ -294,7 +295,7 @@ bool evaluator::too_fast(session& s, problem& p, double figure, double claimed, 
   }
   const double least = limit_s();
   if (!(t < least)) return false;
-  m.status = "suspect_too_fast";
+  m.status = candidate_status::suspect_too_fast;
   char buf[300];
   std::snprintf(buf, sizeof buf, "%.3e s is below the physical floor %.3e s (%.0f%% of roofline) at %s; ", t, least,
                 100 * floor_s(p.size()) / t, p.describe().c_str());
@@ -326,7 +327,7 @@ void evaluator::measure_energy(session& s, problem& p, measurement& m) {
   const auto r = s.worker->call(q, settings_.timeout_s + 2 * burst_s);
   const auto samples = rec.stop();
   if (!r.replied || r.reply.status != protocol::reply_status::ok) {
-    m.status = r.replied ? "crash" : r.status;
+    m.status = r.replied ? candidate_status::crash : r.status;
     m.reason = r.replied ? "the candidate failed when called back to back (energy reading)" : r.reason;
     return;
   }

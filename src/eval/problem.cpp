@@ -218,7 +218,7 @@ verdict problem::verify(judge how, check_fn checker, std::uint64_t check_seed) {
     const std::byte* got = arena_.data() + sl.offset;
     if (sl.spec->direction == intent::in) {
       if (!same_bytes(got, sl.input.data(), sl.input.size())) {
-        v.status = "input_modified";
+        v.status = candidate_status::input_modified;
         v.reason = "input '" + sl.spec->name + "' was modified at " + describe();
         return v;
       }
@@ -240,7 +240,7 @@ verdict problem::verify(judge how, check_fn checker, std::uint64_t check_seed) {
     if (unwritten > 0 || non_finite > 0) {
       for (std::int64_t i = 0; i < sl.count && first_bad < 0; ++i)
         if (is_poison(t, got, i) || !std::isfinite(value_at(t, got, i))) first_bad = i;
-      v.status = "wrong_result";
+      v.status = candidate_status::wrong_result;
       v.reason = "output '" + sl.spec->name + "': " + std::to_string(unwritten) + " elements not written, " +
                  std::to_string(non_finite) + " NaN/Inf (first at index " + std::to_string(first_bad) + ") at " +
                  describe();
@@ -250,7 +250,7 @@ verdict problem::verify(judge how, check_fn checker, std::uint64_t check_seed) {
     const double rel = scale > 0 ? err / scale : err;
     v.rel_error = std::max(v.rel_error, rel);
     if (rel > family_.tolerance) {
-      v.status = "wrong_result";
+      v.status = candidate_status::wrong_result;
       char buf[160];
       std::snprintf(buf, sizeof buf, "relative error %.3e > tolerance %.1e", rel, family_.tolerance);
       v.reason = "output '" + sl.spec->name + "': " + buf + " at " + describe();
@@ -268,7 +268,7 @@ verdict problem::verify(judge how, check_fn checker, std::uint64_t check_seed) {
     const double rel = r.value;
     v.rel_error = rel;
     if (!(rel <= family_.tolerance)) {
-      v.status = "wrong_result";
+      v.status = candidate_status::wrong_result;
       char buf[200];
       std::snprintf(buf, sizeof buf, "relative error %.3e > tolerance %.1e (the family's checker)", rel, family_.tolerance);
       v.reason = std::string("outputs: ") + buf + " at " + describe();

@@ -4,6 +4,8 @@
 // error relative to the output's scale within the family's tolerance.
 #pragma once
 
+#include "eval/candidate_status.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,7 +39,7 @@ struct generator_fns {
 };
 
 struct verdict {
-  std::string status = "ok";  // ok, wrong_result, input_modified
+  candidate_status status = candidate_status::ok;  // ok, wrong_result, input_modified
   std::string reason;
   double rel_error = 0;
 };

@@ -160,23 +160,23 @@ void worker_process::kill_and_reap(call_result& out, bool timed_out) {
   pid_ = -1;
   out.replied = false;
   if (timed_out) {
-    out.status = "timeout";
+    out.status = candidate_status::timeout;
     return;
   }
   if (WIFSIGNALED(st)) {
     const int sig = WTERMSIG(st);
     if (sig == SIGSYS) {
-      out.status = "sandbox_violation";
+      out.status = candidate_status::sandbox_violation;
       out.reason = "killed by the sandbox (SIGSYS): a forbidden system call (network, exec, fork, file writes, ...)";
     } else if (sig == SIGXCPU) {
-      out.status = "timeout";
+      out.status = candidate_status::timeout;
       out.reason = "CPU time limit exceeded";
     } else {
-      out.status = "crash";
+      out.status = candidate_status::crash;
       out.reason = "worker killed by " + util::signal_name(sig);
     }
   } else if (WIFEXITED(st)) {
-    out.status = "crash";
+    out.status = candidate_status::crash;
     out.reason = "worker exited with code " + std::to_string(WEXITSTATUS(st)) + " before replying";
   }
 }
@@ -184,7 +184,7 @@ void worker_process::kill_and_reap(call_result& out, bool timed_out) {
 call_result worker_process::call(protocol::request q, double timeout_s) {
   call_result out;
   if (pid_ <= 0) {
-    out.status = "crash";
+    out.status = candidate_status::crash;
     out.reason = "worker is not running";
     return out;
   }
@@ -219,7 +219,7 @@ call_result worker_process::call(protocol::request q, double timeout_s) {
     }
     if (n != static_cast<ssize_t>(sizeof r) || r.magic_value != protocol::magic || r.nonce != q.nonce || r.kind != q.kind) {
       kill_and_reap(out, false);
-      out.status = "protocol_error";
+      out.status = candidate_status::protocol_error;
       out.reason = "garbled or forged reply on the result channel";
       break;
     }

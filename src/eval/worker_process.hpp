@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/candidate_status.hpp"
 #include "eval/protocol.hpp"
 
 namespace galapagos::eval {
@@ -33,7 +34,7 @@ struct worker_options {
 struct call_result {
   bool replied = false;
   protocol::reply reply{};
-  std::string status;  // when !replied: timeout, crash, sandbox_violation, protocol_error
+  candidate_status status = candidate_status::ok;  // when !replied: timeout, crash, sandbox_violation, protocol_error
   std::string reason;
   // The orchestrator's clock from sending the request until the worker was frozen after its
   // reply (or, for a worker started under a launcher, until the reply arrived).

@@ -40,7 +40,7 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   json numbers = json::object();
   for (std::size_t i = 1; i < ms.size(); ++i) {
     numbers["baseline_" + b.baselines[i - 1].name + "_median_s"] = ms[i].time_median_s;
-    if (ms[i].status == "ok" && ms[i].time_median_s < fastest) {
+    if (ms[i].status == eval::candidate_status::ok && ms[i].time_median_s < fastest) {
       fastest = ms[i].time_median_s;
       fastest_name = b.baselines[i - 1].name;
     }
@@ -62,8 +62,8 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
     numbers[key] = value;
   std::printf("\n%swinner: candidate %lld %s\n", group.c_str(), static_cast<long long>(best.id), best.params.c_str());
   int failed = 0;
-  if (m.status != "ok") {
-    std::printf("  the winner failed its final check: %s: %s\n", m.status.c_str(), m.reason.c_str());
+  if (m.status != eval::candidate_status::ok) {
+    std::printf("  the winner failed its final check: %s: %s\n", eval::status_name(m.status), m.reason.c_str());
     failed = 1;
   } else {
     std::printf("  time %s (min %s, IQR %s, %d interleaved runs)\n", format_seconds(m.time_median_s).c_str(),

@@ -162,7 +162,7 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
     const store::candidate_row r = it->second.second;
     carried_.erase(it);
     take_result(p, r);
-    m.status = r.status;
+    m.status = eval::candidate_status_from(r.status).value_or(eval::candidate_status::protocol_error);  // checked on reading
     m.reason = r.reason;
     m.source_hash = r.source_hash;
     m.time_median_s = r.time_median_s;
@@ -174,7 +174,7 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
     eval::node_lock_guard hold(*s_.lock);
     m = measure(s_, candidate_of(p));
   }
-  const bool ok = m.status == "ok";
+  const bool ok = m.status == eval::candidate_status::ok;
   store::candidate_row r;
   r.id = static_cast<std::int64_t>(rank) * 1000000 + next_id_++;
   r.island = rank;
@@ -193,7 +193,7 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
     batch_.sources.emplace_back(variants_[0].hash, variants_[0].text);
     sources_sent_ = true;
   }
-  progress_.candidate(rank, static_cast<long long>(r.id), m.status, m.reason, m.time_median_s, r.params);
+  progress_.candidate(rank, static_cast<long long>(r.id), r.status, m.reason, m.time_median_s, r.params);
   drain_records();
   return {std::move(m), r.id};
 }

@@ -37,8 +37,8 @@ void island_driver::impl::vary_with_llm() {
     if (!space.is_valid(g)) return {false, "not_evaluated", "the parameter values " + space.to_json(g) + " break the family's constraints"};
     if (island_.seen({v, g})) return {false, "already_evaluated", "this source with the parameters " + space.to_json(g) + " was evaluated before"};
     const auto [m, id] = evaluate({v, g}, parent.id, "llm");
-    propose::candidate_outcome o{true, m.status, "", m.time_median_s, id};
-    if (m.status == "ok") {
+    propose::candidate_outcome o{true, eval::to_string(m.status), "", m.time_median_s, id};
+    if (m.status == eval::candidate_status::ok) {
       for (std::size_t i = s_.space->parameters().size(); i < params.size(); ++i)  // newly declared by the model
         if (std::none_of(parent_space.parameters().begin(), parent_space.parameters().end(),
                                                   [&](const core::parameter& q) { return q.name == params[i].name; }))

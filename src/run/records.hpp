@@ -26,7 +26,7 @@ namespace galapagos::run {
 // status, reason, source, setup and timing figures, error, roofline fraction, energy.
 template <class Row>
 void record_measurement(const eval::measurement& m, Row& r) {
-  r.status = m.status;
+  r.status = eval::status_name(m.status);
   r.reason = m.reason;
   r.source_hash = m.source_hash;
   r.setup_time_s = m.setup_time_s;

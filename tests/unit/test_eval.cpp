@@ -60,7 +60,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* a, int, const int64_t* s, void*) {
 TEST_F(Eval, TemplateCandidateIsAcceptedAndTimed) {
   const auto& b = family->backend("cpu");
   const auto m = ev->evaluate({b.tmpl.source, "", {{"TILE_Y", "8"}, {"SIMD", "1"}}, b.tmpl.flags, {}});
-  ASSERT_EQ(m.status, "ok") << m.reason;
+  ASSERT_EQ(m.status, galapagos::eval::candidate_status::ok) << m.reason;
   EXPECT_GE(m.repetitions, 3);
   EXPECT_GT(m.time_median_s, 0);
   EXPECT_LE(m.time_min_s, m.time_median_s);
@@ -74,7 +74,7 @@ TEST_F(Eval, TemplateCandidateIsAcceptedAndTimed) {
 
 TEST_F(Eval, WrongCandidateIsRejected) {
   const auto m = ev->evaluate(text(copy_only));
-  EXPECT_EQ(m.status, "wrong_result");
+  EXPECT_EQ(m.status, galapagos::eval::candidate_status::wrong_result);
   EXPECT_NE(m.reason.find("relative error"), std::string::npos) << m.reason;
   EXPECT_TRUE(std::isnan(m.time_median_s));
   EXPECT_TRUE(std::isnan(m.roofline_fraction()));
@@ -82,7 +82,7 @@ TEST_F(Eval, WrongCandidateIsRejected) {
 
 TEST_F(Eval, CompileErrorIsAStatusWithTheCompilerMessage) {
   const auto m = ev->evaluate(text("int glp_kernel( {"));
-  EXPECT_EQ(m.status, "compile_error");
+  EXPECT_EQ(m.status, galapagos::eval::candidate_status::compile_error);
   EXPECT_NE(m.reason.find("error"), std::string::npos);
 }
 
@@ -144,18 +144,18 @@ TEST_F(Eval, SampledVerificationComparesOnlyTheDrawnRunsButChecksEveryOutput) {
   auto sampled = evaluator_with(*family, 0.0, 0, std::filesystem::temp_directory_path() / "galapagos-test-cache");
   const auto& b = family->backend("cpu");
   const auto honest = sampled->evaluate({b.tmpl.source, "", {{"TILE_Y", "8"}}, b.tmpl.flags, {}});
-  ASSERT_EQ(honest.status, "ok") << honest.reason;
+  ASSERT_EQ(honest.status, galapagos::eval::candidate_status::ok) << honest.reason;
   // verify_fraction 0: the acceptance checks and the two warm-up runs only.
   EXPECT_EQ(honest.verified_runs, static_cast<int>(family->accept_sizes.size()) + 2);
   EXPECT_GE(honest.repetitions, 4);
   // A timed run that is not compared with the reference is still checked for unwritten outputs.
   const int honest_calls = static_cast<int>(family->accept_sizes.size()) + 2;
   const auto cheat = sampled->evaluate(text(skips_last_element_after(honest_calls)));
-  EXPECT_EQ(cheat.status, "wrong_result") << cheat.reason;
+  EXPECT_EQ(cheat.status, galapagos::eval::candidate_status::wrong_result) << cheat.reason;
   EXPECT_NE(cheat.reason.find("1 elements not written"), std::string::npos) << cheat.reason;
   EXPECT_NE(cheat.reason.find("(timed run)"), std::string::npos) << cheat.reason;
   // With every timed run compared, the same cheat fails the same way.
-  EXPECT_EQ(ev->evaluate(text(skips_last_element_after(honest_calls))).status, "wrong_result");
+  EXPECT_EQ(ev->evaluate(text(skips_last_element_after(honest_calls))).status, galapagos::eval::candidate_status::wrong_result);
 }
 
 TEST_F(Eval, CompileAheadBuildsUpcomingCandidatesInTheBackground) {
@@ -181,7 +181,7 @@ TEST_F(Eval, CompileAheadBuildsUpcomingCandidatesInTheBackground) {
   EXPECT_EQ(built(), trusted + 3) << "nothing was evaluated yet: the objects must come from the background builds";
   for (const auto& c : upcoming) {
     const auto m = ahead->evaluate(c);
-    EXPECT_EQ(m.status, "ok") << m.reason;
+    EXPECT_EQ(m.status, galapagos::eval::candidate_status::ok) << m.reason;
     EXPECT_GT(m.compile_time_s, 0) << "the background build's own compile time is reported";
     EXPECT_GT(m.device_time_s, 0);
     EXPECT_LT(m.device_time_s, m.eval_time_s + 1e-9);
