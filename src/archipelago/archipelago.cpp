@@ -217,7 +217,7 @@ int search(MPI_Comm comm, const search_start& st) {
     if (rank == groups.leader()) {
       for (const auto& b : s->family.backend(s->config.backend).baselines) {
         eval::node_lock_guard hold(*s->lock);
-        baselines.push_back({b.name, measure(*s, eval::baseline_from(b))});
+        baselines.push_back({b.name, s->measurer().evaluate(eval::baseline_from(b))});
         const auto& m = baselines.back().m;
         if (m.status != eval::candidate_status::ok)
           throw error(b.source.string(), "baseline '" + b.name + "' failed (" + eval::to_string(m.status) + "): " + m.reason);

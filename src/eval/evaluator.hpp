@@ -127,14 +127,29 @@ inline candidate_source baseline_from(const families::source_spec& s) {
   return c;
 }
 
-class evaluator {
+// Measuring candidates, one interface for whatever serves the measurements: the evaluator below
+// (compile, check, time on this node) or a recording (run::replay_source). The run, the final
+// comparison and the baselines go through it and never ask which one they have.
+class measurer {
+ public:
+  virtual ~measurer() = default;
+  // One candidate: built, checked and timed, or served; a failure is a status, never a throw.
+  virtual measurement evaluate(const candidate_source& c) = 0;
+  // Several candidates timed in turn (A B C A B C ...), `rounds` times each, every run verified.
+  // Entries that fail keep their status; the others get median/min/spread from these rounds.
+  virtual std::vector<measurement> evaluate_interleaved(const std::vector<candidate_source>& cs, int rounds) = 0;
+  // Candidates about to be measured, to build ahead on spare cores (nothing for a recording).
+  virtual void compile_ahead(const std::vector<candidate_source>&) {}
+};
+
+class evaluator final : public measurer {
  public:
   evaluator(const families::family& f, std::string backend, eval_settings settings, ceilings c, std::uint64_t secret_seed);
-  ~evaluator();
+  ~evaluator() override;
 
-  measurement evaluate(const candidate_source& c);
+  measurement evaluate(const candidate_source& c) override;
   // Starts building these on spare cores (settings.compile_jobs); evaluate() picks the results up.
-  void compile_ahead(const std::vector<candidate_source>& cs);
+  void compile_ahead(const std::vector<candidate_source>& cs) override;
   // Seconds the device has been held for measuring, over this evaluator's life.
   double device_busy_s() const { return device_busy_s_; }
   // Profiler metrics of one call of the candidate at the fitness size (it must have passed
@@ -143,9 +158,7 @@ class evaluator {
   bool can_profile() const;
   // The GPU's product name as NVML reports it; "" on the CPU backend or without NVML.
   std::string device_name() const { return monitor_ ? monitor_->name() : ""; }
-  // Times several candidates interleaved (A B C A B C ...), each run verified like above.
-  // Entries that fail keep their status; the others get median/min/spread from these rounds.
-  std::vector<measurement> evaluate_interleaved(const std::vector<candidate_source>& cs, int rounds);
+  std::vector<measurement> evaluate_interleaved(const std::vector<candidate_source>& cs, int rounds) override;
 
   const families::family& family() const { return family_; }
   const builder& compiler() const { return builder_; }

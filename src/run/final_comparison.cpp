@@ -33,7 +33,7 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   std::vector<eval::measurement> ms;
   {
     eval::node_lock_guard hold(*s.lock);
-    ms = s.replay ? s.replay->evaluate_interleaved(sources, cfg.final_rounds) : s.evaluator->evaluate_interleaved(sources, cfg.final_rounds);
+    ms = s.measurer().evaluate_interleaved(sources, cfg.final_rounds);
   }
   double fastest = inf;
   std::string fastest_name;

@@ -172,7 +172,7 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
   {
     scope_timer timed(spent_.evaluating_s);  // waiting for the node's lock included: the node is busy
     eval::node_lock_guard hold(*s_.lock);
-    m = measure(s_, candidate_of(p));
+    m = s_.measurer().evaluate(candidate_of(p));
   }
   const bool ok = m.status == eval::candidate_status::ok;
   store::candidate_row r;

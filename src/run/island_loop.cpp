@@ -66,7 +66,7 @@ void island_driver::impl::run(store::results_file* file) {
     }
     std::vector<eval::candidate_source> upcoming;  // built on spare cores while the device measures
     for (const auto& t : todo) upcoming.push_back(candidate_of(t.p));
-    if (!s_.replay) s_.evaluator->compile_ahead(upcoming);
+    s_.measurer().compile_ahead(upcoming);
     bool abandoned = false;  // a stop request left no time for the rest of this generation
     auto out_of_time = [&] { return halted_ || (stop_.poll() && stop_.out_of_time(longest_eval_s_)); };
     for (const auto& t : todo) {

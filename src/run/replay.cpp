@@ -152,12 +152,12 @@ eval::measurement replay_source::lookup(const eval::candidate_source& c) const {
   return m;
 }
 
-eval::measurement replay_source::evaluate(const eval::candidate_source& c) const {
+eval::measurement replay_source::evaluate(const eval::candidate_source& c) {
   if (delay_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s_));
   return lookup(c);
 }
 
-std::vector<eval::measurement> replay_source::evaluate_interleaved(const std::vector<eval::candidate_source>& cs, int rounds) const {
+std::vector<eval::measurement> replay_source::evaluate_interleaved(const std::vector<eval::candidate_source>& cs, int rounds) {
   std::vector<eval::measurement> out;
   const bool same_winner = !cs.empty() && !winner_key_.empty() && source_hash(cs[0]) + " " + canonical(cs[0].params) == winner_key_;
   for (std::size_t i = 0; i < cs.size(); ++i) {

@@ -16,14 +16,14 @@
 
 namespace galapagos::run {
 
-class replay_source {
+class replay_source final : public eval::measurer {
  public:
   // Reads the recording. Throws galapagos::error naming it when it is missing or unreadable.
   // Every served evaluation first sleeps `delay_s` (rehearsing the timing of a real search).
   replay_source(const std::filesystem::path& recording, double delay_s);
 
-  eval::measurement evaluate(const eval::candidate_source& c) const;
-  std::vector<eval::measurement> evaluate_interleaved(const std::vector<eval::candidate_source>& cs, int rounds) const;
+  eval::measurement evaluate(const eval::candidate_source& c) override;
+  std::vector<eval::measurement> evaluate_interleaved(const std::vector<eval::candidate_source>& cs, int rounds) override;
   // The recording's hardware probe of `island` (its first row when it had fewer islands).
   store::machine_row machine(int island) const;
   const std::filesystem::path& path() const { return path_; }

@@ -9,10 +9,6 @@
 
 namespace galapagos::run {
 
-eval::measurement measure(setup& s, const eval::candidate_source& c) {
-  return s.replay ? s.replay->evaluate(c) : s.evaluator->evaluate(c);
-}
-
 std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
   auto s = std::make_unique<setup>();
   const run_overrides& o = st.overrides;

@@ -48,6 +48,8 @@ struct setup {
   std::unique_ptr<eval::node_lock> lock;
   std::unique_ptr<eval::evaluator> evaluator;
   std::unique_ptr<replay_source> replay;  // set: measurements come from a recording
+  // What measures candidates: the recording in replay mode, else the evaluator.
+  eval::measurer& measurer() { return replay ? static_cast<eval::measurer&>(*replay) : *evaluator; }
   std::unique_ptr<propose::llm_proposer> llm;  // this island's LLM proposer ([llm]); moved into its runner
   run_settings settings;
   std::vector<std::vector<int>> migration_targets;  // per island: the islands it sends migrants to
@@ -60,9 +62,6 @@ struct search_start {
   std::optional<resume_plan> plan;
   std::shared_ptr<store::results_lock> lock;  // resume: taken before the checkpoint was read
 };
-
-// One candidate measured, or served from the recording in replay mode.
-eval::measurement measure(setup& s, const eval::candidate_source& c);
 
 struct baseline_result {
   std::string name;
