@@ -23,12 +23,12 @@
 #include <vector>
 
 #include "backends/device.hpp"
-#include "eval/protocol.hpp"
-#include "eval/sandbox.hpp"
+#include "worker/protocol.hpp"
+#include "worker/sandbox.hpp"
 
 namespace {
 
-using namespace galapagos::eval;
+using namespace galapagos::worker;
 namespace be = galapagos::backends;
 
 [[noreturn]] void die(const std::string& what) {

@@ -12,11 +12,14 @@
 
 #include "eval/arena.hpp"
 #include "eval/family_process.hpp"
-#include "eval/protocol.hpp"
+#include "worker/protocol.hpp"
 #include "families/family.hpp"
 #include "glp_kernel.h"
 
 namespace galapagos::eval {
+
+namespace protocol = worker::protocol;  // the orchestrator's side speaks it too
+
 
 using reference_fn = int (*)(const glp_arg*, int, const std::int64_t*);
 // A family's optional checker (glp_check, beside glp_reference): decides from the inputs and a

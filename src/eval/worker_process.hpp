@@ -10,9 +10,12 @@
 #include <vector>
 
 #include "eval/candidate_status.hpp"
-#include "eval/protocol.hpp"
+#include "worker/protocol.hpp"
 
 namespace galapagos::eval {
+
+namespace protocol = worker::protocol;  // the orchestrator's side speaks it too
+
 
 class arena;
 

@@ -22,5 +22,7 @@ while IFS= read -r line; do report "simulate reaches past the search tables into
   grep -rn -E '#include "(config/|run/|eval/|propose/)' src/simulate | grep -v '"config/search_tables.hpp"' )
 while IFS= read -r line; do report "the search tables reach beyond core and util: $line"; done < <(
   grep -n '#include "' src/config/search_tables.hpp src/config/search_tables.cpp | grep -v -E '"(core|util)/|"config/search_tables.hpp"' )
+while IFS= read -r line; do report "the worker's module reaches into galapagos: $line"; done < <(
+  grep -rn '#include "' src/worker | grep -v '#include "worker/' )
 if [[ $bad -eq 0 ]]; then echo "include directions ok"; fi
 exit $bad

@@ -27,9 +27,9 @@
 #include <thread>
 #include <vector>
 
-#include "eval/sandbox.hpp"
+#include "worker/sandbox.hpp"
 
-namespace sb = galapagos::eval::sandbox;
+namespace sb = galapagos::worker::sandbox;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "eval/sandbox.hpp"
+#include "worker/sandbox.hpp"
 
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -19,7 +19,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace galapagos::eval::sandbox {
+namespace galapagos::worker::sandbox {
 
 namespace {
 
@@ -246,4 +246,4 @@ void install_filter(std::string_view backend) {
   allow_list.load();
 }
 
-}  // namespace galapagos::eval::sandbox
+}  // namespace galapagos::worker::sandbox

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace galapagos::eval::protocol {
+namespace galapagos::worker::protocol {
 
 inline constexpr std::uint32_t magic = 0x474c5057;  // "GLPW"
 inline constexpr int max_args = 16;
@@ -78,4 +78,4 @@ struct reply {
   char message[message_bytes];
 };
 
-}  // namespace galapagos::eval::protocol
+}  // namespace galapagos::worker::protocol

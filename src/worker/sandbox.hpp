@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace galapagos::eval::sandbox {
+namespace galapagos::worker::sandbox {
 
 struct limits {
   std::uint64_t address_space_bytes = 0;  // 0 = unlimited (sanitizer builds)
@@ -33,4 +33,4 @@ void drop_privileges();
 // signal handlers.
 void install_filter(std::string_view backend);
 
-}  // namespace galapagos::eval::sandbox
+}  // namespace galapagos::worker::sandbox
