@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "eval/candidate_status.hpp"
 #include "run/records.hpp"
 #include "store/publish.hpp"
 #include "store/results_reader.hpp"
@@ -255,6 +256,20 @@ resume_plan read_resume_plan(const std::string& path) {
   const auto hash = f.strings("/candidates", "source_hash");
   const auto generation = f.integers("/candidates", "generation");
   const auto reason = f.strings("/candidates", "reason");
+  // What a resumed island needs of a row: the best so far, and the rows of an unfinished generation.
+  auto row_at = [&](std::size_t r) {
+    store::candidate_row c;
+    c.id = ids[r];
+    c.island = static_cast<std::int32_t>(island[r]);
+    c.generation = static_cast<std::int32_t>(generation[r]);
+    c.params = params[r];
+    c.status = status[r];
+    c.reason = reason[r];
+    c.time_median_s = median[r];
+    c.origin = origin[r];
+    c.source_hash = hash[r];
+    return c;
+  };
   for (std::size_t r = 0; r < ids.size(); ++r) {
     if (island[r] < 0 || island[r] >= p.islands)
       throw error(path, "/candidates row " + std::to_string(r) + " names island " + std::to_string(island[r]) + " of " +
@@ -265,17 +280,9 @@ resume_plan read_resume_plan(const std::string& path) {
       isl.seen.push_back(params[r]);
       isl.seen_sources.push_back(hash[r]);
     } else {
-      store::candidate_row c;
-      c.id = ids[r];
-      c.island = static_cast<std::int32_t>(island[r]);
-      c.generation = static_cast<std::int32_t>(generation[r]);
-      c.params = params[r];
-      c.status = status[r];
-      c.reason = reason[r];
-      c.time_median_s = median[r];
-      c.origin = origin[r];
-      c.source_hash = hash[r];
-      isl.carried.push_back(std::move(c));
+      if (!eval::candidate_status_from(status[r]))
+        throw error(path, "/candidates row " + std::to_string(r) + ": unknown status '" + status[r] + "'");
+      isl.carried.push_back(row_at(r));
     }
     if (origin[r] == "llm" && !p.sources.contains(hash[r])) {
       const auto text = f.source(hash[r]);
@@ -283,17 +290,8 @@ resume_plan read_resume_plan(const std::string& path) {
       p.sources[hash[r]] = *text;
     }
     if (status[r] == "ok" && (!p.best || median[r] < p.best->time_median_s ||
-                              (median[r] == p.best->time_median_s && ids[r] < p.best->id))) {
-      store::candidate_row best;
-      best.id = ids[r];
-      best.island = static_cast<std::int32_t>(island[r]);
-      best.params = params[r];
-      best.status = status[r];
-      best.time_median_s = median[r];
-      best.origin = origin[r];
-      best.source_hash = hash[r];
-      p.best = best;
-    }
+                              (median[r] == p.best->time_median_s && ids[r] < p.best->id)))
+      p.best = row_at(r);
   }
   for (int i = 0; i < p.islands; ++i) {
     const auto& isl = p.per_island[static_cast<std::size_t>(i)];
