@@ -82,7 +82,8 @@ void island_driver::impl::run(store::results_file* file) {
       longest_eval_s_ = std::max(longest_eval_s_, std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
     }
     const int evaluated_before_llm = evaluated_;
-    for (int k = 0; k < by_llm && !abandoned && static_cast<int>(island_.evaluated()) < cfg.budget && !llm_->exhausted(); ++k) {
+    for (int k = 0; k < by_llm && !abandoned && static_cast<int>(island_.evaluated() + carried_.size()) < cfg.budget && !llm_->exhausted();
+         ++k) {
       if (out_of_time()) {
         abandoned = true;
         break;
