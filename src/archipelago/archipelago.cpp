@@ -71,6 +71,40 @@ std::string format_number(double v) {
 
 int search(MPI_Comm comm, const search_start& st);
 
+// The measured half of every island's probe (s.probe is described already). A resumed island on
+// a node of the kind its run started on keeps the ceilings the file holds for it (run::kept_probe):
+// the whole run is judged against one set, and a short job slice is not spent measuring them
+// again. The others measure, once per node and kind of process (ranks of one node that may use
+// the same cores share one measurement, taken under the node lock). Collective over `comm`;
+// true when this island kept its recorded ceilings.
+bool take_ceilings(MPI_Comm comm, setup& s, const std::vector<store::machine_row>& recorded) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const auto kept = run::kept_probe(recorded, rank, s.probe);
+  if (kept) s.probe = *kept;
+  MPI_Comm node = MPI_COMM_NULL, same = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_split(node, kept ? MPI_UNDEFINED : s.probe.cores, rank, &same);
+  MPI_Comm_free(&node);
+  if (same == MPI_COMM_NULL) return true;
+  int local = 0;
+  MPI_Comm_rank(same, &local);
+  double ceilings[3] = {0, 0, 0};
+  if (local == 0) {
+    eval::node_lock_guard hold(*s.lock);
+    eval::measure_ceilings(s.probe);
+    ceilings[0] = s.probe.bandwidth_gbs;
+    ceilings[1] = s.probe.peak_gflops;
+    ceilings[2] = s.probe.peak_gflops_f32;
+  }
+  MPI_Bcast(ceilings, 3, MPI_DOUBLE, 0, same);
+  MPI_Comm_free(&same);
+  s.probe.bandwidth_gbs = ceilings[0];
+  s.probe.peak_gflops = ceilings[1];
+  s.probe.peak_gflops_f32 = ceilings[2];
+  return false;
+}
+
 }  // namespace
 
 int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_overrides& o) {
@@ -150,6 +184,9 @@ int search(MPI_Comm comm, const search_start& st) {
     return any_failed == 0;
   };
   std::shared_ptr<store::results_lock> lock = st.lock;
+  // Where the start-up goes (seconds since the session began, per phase), reported with the search line.
+  auto since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - session_t0).count(); };
+  double probe_s = 0, template_s = 0, baselines_s = 0;
   try {
     s = prepare(st, rank, size);
     // Rank 0 writes the results file: a path that cannot be one, a file galapagos must not
@@ -165,17 +202,24 @@ int search(MPI_Comm comm, const search_start& st) {
       lock = std::make_shared<store::results_lock>(out, "run");
       store::check_new_results_file(out, o.replace, s->settings.replay);
     }
-    if (s->replay) {
-      s->probe = recorded_probe(*s->replay, rank);
-    } else {
-      eval::node_lock_guard hold(*s->lock);
-      s->probe = eval::probe_machine();
-    }
+    probe_s = since_start();
+    s->probe = s->replay ? recorded_probe(*s->replay, rank) : eval::describe_machine();
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  if (!all_fine()) return 2;
+  const char* probe_origin = "recorded";
+  if (!s->replay)
+    probe_origin = take_ceilings(comm, *s, st.plan ? st.plan->machines : std::vector<store::machine_row>{}) ? "kept" : "measured";
+  probe_s = since_start() - probe_s;
+  try {
     std::random_device rd;  // the check inputs' seed is secret: not derived from the config
     const std::uint64_t secret = (std::uint64_t{rd()} << 32) ^ rd();
     eval::set_reference_time_limit(s->config.eval.timeout_s, s->config.reference_timeout_s);
     s->evaluator = std::make_unique<eval::evaluator>(s->family, s->config.backend, s->config.eval, s->probe.limits(), secret);
+    template_s = since_start();
     if (!s->replay) check_template_builds(*s);
+    template_s = since_start() - template_s;
   } catch (const std::exception& e) {
     problem = e.what();
   }
@@ -213,6 +257,7 @@ int search(MPI_Comm comm, const search_start& st) {
     s->evaluator->raise_ceilings(best[0], best[1], best[2], "another island's probe");
   }
   std::vector<baseline_result> baselines;
+  baselines_s = since_start();
   try {
     if (rank == groups.leader()) {
       for (const auto& b : s->family.backend(s->config.backend).baselines) {
@@ -227,6 +272,7 @@ int search(MPI_Comm comm, const search_start& st) {
     problem = e.what();
   }
   if (!all_fine()) return 2;
+  baselines_s = since_start() - baselines_s;
 
   // The fastest baseline is what every speedup is measured against.
   double best_baseline[1] = {inf};
@@ -359,7 +405,8 @@ int search(MPI_Comm comm, const search_start& st) {
                                  {"git_revision", build_info::git_revision},
                                  {"replay", s->settings.replay},
                                  {"resumed_from_generations", generations + "]"},
-                                 {"fastest_baseline", best_name}});
+                                 {"fastest_baseline", best_name},
+                                 {"machine_probe", probe_origin}});
     file->set_attribute(group, "baselines_first_row", st.plan ? st.plan->baseline_rows : 0);
     file->set_attribute(group, "baselines_rows", static_cast<double>(rows.size()));
     file->set_attribute(group, "fastest_baseline_s", best_baseline[0]);
@@ -379,6 +426,10 @@ int search(MPI_Comm comm, const search_start& st) {
                   (generations + "]").c_str(), s->replay ? " (replayed)" : "");
     }
     checkpoints->write(true);
+    const double startup_s = since_start();
+    file->set_attribute(group, "startup_s", startup_s);
+    std::printf("start-up: %.1f s (machine probe %s %.1f s, template build check %.1f s, baselines %.1f s)\n", startup_s,
+                probe_origin, probe_s, template_s, baselines_s);
     std::printf("search: %d islands, budget %d evaluations each, fitness size %s, floor %s\n", size, cfg.budget,
                 s->evaluator->fitness_description().c_str(),
                 format_seconds(s->evaluator->floor_s(s->evaluator->fitness_size())).c_str());

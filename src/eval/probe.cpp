@@ -184,7 +184,7 @@ ceilings machine_probe::limits() const {
   return c;
 }
 
-machine_probe probe_machine() {
+machine_probe describe_machine() {
   machine_probe p;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -193,10 +193,23 @@ machine_probe probe_machine() {
   p.cores = backends::cpu::widen_affinity();
   omp_set_num_threads(p.cores);
   p.llc_bytes = last_level_cache_bytes();
+  return p;
+}
+
+void measure_ceilings(machine_probe& p) {
   p.bandwidth_gbs = measure_bandwidth_gbs(p.llc_bytes);
   p.peak_gflops = measure_peak_gflops(false);
   p.peak_gflops_f32 = measure_peak_gflops(true);
+}
+
+machine_probe probe_machine() {
+  machine_probe p = describe_machine();
+  measure_ceilings(p);
   return p;
+}
+
+bool same_machine_kind(const machine_probe& a, const machine_probe& b) {
+  return a.cpu_model == b.cpu_model && a.cores == b.cores && a.llc_bytes == b.llc_bytes;
 }
 
 }  // namespace galapagos::eval

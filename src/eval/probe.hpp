@@ -47,8 +47,15 @@ std::string cpu_model_name();
 // The vector and arithmetic extensions the CPU reports that a kernel writer cares about
 // (e.g. "sse4_2 avx avx2 fma avx512f avx512dq avx512vl"); "" when unknown.
 std::string cpu_isa_summary();
-// Takes a second or two: run it while the node is not busy (hold the node lock).
+// Takes a few seconds: run it while the node is not busy (hold the node lock).
 machine_probe probe_machine();
+// The two halves of probe_machine. describe_machine is quick: host, CPU model, cache, and the
+// cores this process may use (it widens its affinity to all of them and gives OpenMP one thread
+// per core). measure_ceilings fills in the measured bandwidth and BLAS rates.
+machine_probe describe_machine();
+void measure_ceilings(machine_probe& p);
+// Whether two probes describe nodes of one kind (CPU model, cores, cache), whose ceilings are the same.
+bool same_machine_kind(const machine_probe& a, const machine_probe& b);
 // The STREAM-like part alone (best of copy, triad and streaming-store copy), in GB/s.
 double measure_bandwidth_gbs(std::size_t llc_bytes);
 // The BLAS part alone: the best dgemm (or sgemm) rate, in GFLOP/s.

@@ -219,6 +219,7 @@ resume_plan read_resume_plan(const std::string& path) {
           throw error(path, "the run mixed families or backends (" + *kinds + "): resuming such a job is not supported yet");
   }
   p.baseline_rows = static_cast<int>(f.rows("/baselines"));
+  if (f.has("/machine")) p.machines = read_machines(f);
 
   p.per_island.resize(static_cast<std::size_t>(p.islands));
   for (int i = 0; i < p.islands; ++i) {
@@ -355,6 +356,7 @@ std::string to_json_text(const resume_plan& p) {
               {"checkpoints", p.checkpoints},
               {"checkpoint_time_s", p.checkpoint_time_s},
               {"baseline_rows", p.baseline_rows},
+              {"machines", p.machines},
               {"per_island", islands},
               {"sources", p.sources},
               {"best", best}}
@@ -377,6 +379,7 @@ resume_plan resume_plan_from_json(const std::string& text) {
   p.checkpoints = j.at("checkpoints");
   p.checkpoint_time_s = j.at("checkpoint_time_s");
   p.baseline_rows = j.at("baseline_rows");
+  p.machines = j.at("machines").get<std::vector<store::machine_row>>();
   p.sources = j.at("sources").get<std::map<std::string, std::string>>();
   for (const auto& i : j.at("per_island")) {
     resume_plan::island isl;

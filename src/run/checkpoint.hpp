@@ -107,6 +107,7 @@ struct resume_plan {
   int checkpoints = 0;
   double checkpoint_time_s = 0;
   int baseline_rows = 0;  // rows of /baselines so far (earlier sessions)
+  std::vector<store::machine_row> machines;  // /machine: the probes the run is judged against
   struct island {
     std::optional<island_snapshot> snapshot;  // none: the island had not completed a generation
     std::vector<std::string> seen;            // params of every candidate it evaluated

@@ -4,6 +4,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "store/results_reader.hpp"
 #include "util/json.hpp"
 
 namespace galapagos::store {
@@ -51,6 +52,15 @@ void from_json(const json& j, baseline_row& r) {
   r.time_spread_s = num(j.at("time_spread_s")); r.repetitions = j.at("repetitions"); r.rel_error = num(j.at("rel_error"));
   r.roofline_fraction = num(j.at("roofline_fraction")); r.energy_j = num(j.at("energy_j")); r.power_w = num(j.at("power_w"));
   r.sm_clock_mhz = num(j.at("sm_clock_mhz")); r.throttled_runs = j.at("throttled_runs"); r.island = j.at("island");
+}
+void to_json(json& j, const machine_row& r) {
+  j = json{{"island", r.island}, {"host", r.host}, {"cpu_model", r.cpu_model}, {"cores", r.cores}, {"llc_bytes", r.llc_bytes},
+           {"bandwidth_gbs", num(r.bandwidth_gbs)}, {"peak_gflops", num(r.peak_gflops)}, {"peak_gflops_f32", num(r.peak_gflops_f32)}};
+}
+void from_json(const json& j, machine_row& r) {
+  r.island = j.at("island"); r.host = j.at("host"); r.cpu_model = j.at("cpu_model"); r.cores = j.at("cores");
+  r.llc_bytes = j.at("llc_bytes"); r.bandwidth_gbs = num(j.at("bandwidth_gbs")); r.peak_gflops = num(j.at("peak_gflops"));
+  r.peak_gflops_f32 = num(j.at("peak_gflops_f32"));
 }
 void to_json(json& j, const population_row& r) {
   j = json{{"island", r.island}, {"generation", r.generation}, {"rank", r.rank}, {"candidate_id", r.candidate_id}, {"fitness", num(r.fitness)}};
@@ -126,6 +136,22 @@ record_batch decode(const std::string& text) {
   j.at("llm_calls").get_to(b.llm_calls);
   j.at("state").get_to(b.state);
   return b;
+}
+
+std::vector<store::machine_row> read_machines(const store::results_reader& f) {
+  const auto isl = f.integers("/machine", "island");
+  const auto host = f.strings("/machine", "host");
+  const auto cpu = f.strings("/machine", "cpu_model");
+  const auto cores = f.integers("/machine", "cores");
+  const auto llc = f.integers("/machine", "llc_bytes");
+  const auto bw = f.numbers("/machine", "bandwidth_gbs");
+  const auto peak = f.numbers("/machine", "peak_gflops");
+  const auto peak32 = f.numbers("/machine", "peak_gflops_f32");
+  std::vector<store::machine_row> rows;
+  for (std::size_t r = 0; r < isl.size(); ++r)
+    rows.push_back({static_cast<std::int32_t>(isl[r]), host[r], cpu[r], static_cast<std::int32_t>(cores[r]), llc[r], bw[r], peak[r],
+                    peak32[r]});
+  return rows;
 }
 
 void write_batch(store::results_file& f, const record_batch& b) {

@@ -18,9 +18,15 @@ void to_json(nlohmann::json& j, const baseline_row& r);
 void from_json(const nlohmann::json& j, baseline_row& r);
 void to_json(nlohmann::json& j, const llm_call_row& r);
 void from_json(const nlohmann::json& j, llm_call_row& r);
+void to_json(nlohmann::json& j, const machine_row& r);
+void from_json(const nlohmann::json& j, machine_row& r);
+class results_reader;
 }  // namespace galapagos::store
 
 namespace galapagos::run {
+
+// The /machine table of a results file: the probe of every island's node, in file order.
+std::vector<store::machine_row> read_machines(const store::results_reader& f);
 
 // The fields a measurement gives every row that records one (a candidate_row or a baseline_row):
 // status, reason, source, setup and timing figures, error, roofline fraction, energy.

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "run/records.hpp"
 #include "store/results_reader.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
@@ -125,17 +126,7 @@ replay_source::replay_source(const std::filesystem::path& recording, double dela
     for (const auto& [h, name] : baseline_names_)
       if (const auto v = f.number_attribute("/winner", "baseline_" + name + "_median_s")) winner_baselines_s_[name] = *v;
   }
-  const auto isl = f.integers("/machine", "island");
-  const auto host = f.strings("/machine", "host");
-  const auto cpu = f.strings("/machine", "cpu_model");
-  const auto cores = f.integers("/machine", "cores");
-  const auto llc = f.integers("/machine", "llc_bytes");
-  const auto bw = f.numbers("/machine", "bandwidth_gbs");
-  const auto peak = f.numbers("/machine", "peak_gflops");
-  const auto peak32 = f.numbers("/machine", "peak_gflops_f32");
-  for (std::size_t r = 0; r < isl.size(); ++r)
-    machines_.push_back({static_cast<std::int32_t>(isl[r]), host[r], cpu[r], static_cast<std::int32_t>(cores[r]), llc[r], bw[r],
-                         peak[r], peak32[r]});
+  machines_ = read_machines(f);
   if (machines_.empty()) throw error(p, "the recording has no /machine rows: not a complete galapagos results file");
 }
 

@@ -66,8 +66,9 @@ void check_template_builds(const setup& s) {
   throw error(tmpl.source.string(), "the template does not compile at " + s.space->to_json(*g) + ": " + line);
 }
 
-eval::machine_probe recorded_probe(const replay_source& r, int rank) {
-  const auto m = r.machine(rank);
+namespace {
+
+eval::machine_probe probe_of(const store::machine_row& m) {
   eval::machine_probe p;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -79,6 +80,20 @@ eval::machine_probe recorded_probe(const replay_source& r, int rank) {
   p.peak_gflops = m.peak_gflops;
   p.peak_gflops_f32 = m.peak_gflops_f32;
   return p;
+}
+
+}  // namespace
+
+eval::machine_probe recorded_probe(const replay_source& r, int rank) { return probe_of(r.machine(rank)); }
+
+std::optional<eval::machine_probe> kept_probe(const std::vector<store::machine_row>& rows, int island, const eval::machine_probe& here) {
+  for (const auto& row : rows) {
+    if (row.island != island) continue;
+    const auto p = probe_of(row);
+    if (!eval::same_machine_kind(p, here) || !(p.bandwidth_gbs > 0) || !(p.peak_gflops > 0)) return std::nullopt;
+    return p;
+  }
+  return std::nullopt;
 }
 
 }  // namespace galapagos::run

@@ -2,7 +2,8 @@
 # resume_measured.sh GALAPAGOS MPIEXEC SOURCE_DIR WORKDIR: a real two-island search (kernels
 # compiled, checked and timed) is stopped with SIGUSR1 to mpirun, which forwards it to every rank,
 # once generation 1 is checkpointed; it must exit 0 with the checkpoint written. `galapagos resume`
-# then finishes it: the baselines are measured again and recorded as a second session, and the
+# then finishes it: the baselines are measured again and recorded as a second session (the
+# machine's ceilings are kept: the resume runs on the node the run started on), and the
 # file passes every check a finished search must pass (check_search_results.py), with no
 # candidate id twice and no genome evaluated twice on one island.
 set -u
@@ -45,6 +46,7 @@ code=$?
 cat "$work/resume.log"
 [[ $code -eq 0 ]] || fail "resume exited with $code"
 grep -q "^resuming $out: session 1" "$work/resume.log" || fail "no 'resuming' line"
+grep -q "^start-up: .*(machine probe kept " "$work/resume.log" || fail "the resume measured the machine again on the node it started on"
 "$python" "$src/tests/integration/check_search_results.py" "$out" 2 || fail "the resumed run's results do not check"
 "$python" - "$out" <<'PY' || exit 1
 import sys, h5py
@@ -53,6 +55,10 @@ with h5py.File(sys.argv[1], "r") as f:
     s = f["sessions"]
     assert sorted(s) == ["0", "1"] and s["0"].attrs["kind"] == "run" and s["1"].attrs["kind"] == "resume", list(s)
     assert s["1"].attrs["baselines_first_row"] == 1 and s["1"].attrs["baselines_rows"] == 1, dict(s["1"].attrs)
+    # The resume ran on the node the run started on: it keeps the run's ceilings, measured once.
+    probes = [s[k].attrs["machine_probe"] for k in ("0", "1")]
+    assert probes == ["measured", "kept"], f"machine_probe of the sessions: {probes}"
+    assert all(0 < float(s[k].attrs["startup_s"]) < 300 for k in ("0", "1")), [s[k].attrs["startup_s"] for k in ("0", "1")]
     b = f["baselines"][:]
     assert len(b) == 2 and all(x["status"] == b"ok" for x in b), "the baselines were not measured again on resume"
     c = f["candidates"][:]

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "run/checkpoint.hpp"
+#include "run/records.hpp"
+#include "run/setup.hpp"
 #include "core/island.hpp"
 #include "core/search_space.hpp"
 #include "store/publish.hpp"
@@ -172,4 +174,47 @@ TEST(CheckpointState, SnapshotAndPopulationRoundTrip) {
   EXPECT_TRUE(t.sources_sent);
   EXPECT_EQ(t.rng_state, s.rng_state);
   EXPECT_EQ(t.population, s.population);
+}
+
+// A resumed island keeps the ceilings its run started with when it runs on the same kind of
+// node (CPU model, cores, cache), and measures again on any other.
+TEST(CheckpointState, KeepsTheRecordedProbeOnlyOnTheSameKindOfNode) {
+  const auto path = scratch("machines.h5").string();
+  {
+    auto f = store::results_file::create(path, {{"galapagos_version", "9.9"}});
+    f.append(std::vector<store::machine_row>{{0, "node1", "AMD EPYC 9B45", 2, 32 << 20, 41.5, 88.0, 170.0},
+                                             {1, "", "AMD EPYC 9B45", 2, 32 << 20, 38.0, 0.0, 150.0}});
+  }
+  const auto rows = run::read_machines(store::results_reader::open(path));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].host, "node1");
+  EXPECT_EQ(rows[1].island, 1);
+  EXPECT_DOUBLE_EQ(rows[0].bandwidth_gbs, 41.5);
+  EXPECT_DOUBLE_EQ(rows[1].peak_gflops_f32, 150.0);
+  const auto again = nlohmann::json(rows).get<std::vector<store::machine_row>>();  // as a resume plan carries them
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(again[0].cpu_model, "AMD EPYC 9B45");
+  EXPECT_EQ(again[0].llc_bytes, 32 << 20);
+
+  eval::machine_probe here;
+  here.cpu_model = "AMD EPYC 9B45";
+  here.cores = 2;
+  here.llc_bytes = 32u << 20;
+  const auto kept = run::kept_probe(rows, 0, here);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_DOUBLE_EQ(kept->bandwidth_gbs, 41.5);
+  EXPECT_DOUBLE_EQ(kept->peak_gflops, 88.0);
+  EXPECT_DOUBLE_EQ(kept->peak_gflops_f32, 170.0);
+  EXPECT_FALSE(run::kept_probe(rows, 1, here).has_value()) << "a row without a float64 peak is no probe to keep";
+  EXPECT_FALSE(run::kept_probe(rows, 2, here).has_value()) << "no row for the island";
+  EXPECT_FALSE(run::kept_probe({}, 0, here).has_value());
+  auto other = here;
+  other.cores = 4;
+  EXPECT_FALSE(run::kept_probe(rows, 0, other).has_value()) << "more cores: other ceilings";
+  other = here;
+  other.cpu_model = "Intel Xeon Platinum 8480+";
+  EXPECT_FALSE(run::kept_probe(rows, 0, other).has_value()) << "another processor";
+  other = here;
+  other.llc_bytes = 64u << 20;
+  EXPECT_FALSE(run::kept_probe(rows, 0, other).has_value()) << "another cache";
 }
