@@ -17,10 +17,6 @@ namespace {
 constexpr std::int64_t max_count = 1000000000;  // budgets, evaluations, generations
 constexpr double day_s = 86400;
 
-int integer(const toml_section& s, const std::string& key, int dflt, std::int64_t min, std::int64_t max) {
-  return static_cast<int>(s.integer(key, dflt, min, max));
-}
-
 void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
   e.allow_only({"fitness_size", "fitness_problem", "threads", "timeout_s", "seeds", "warmup", "min_repetitions", "max_repetitions",
                 "target_spread", "time_cap_s", "physics_margin", "memory_limit_mb", "cache_dir", "scratch_dir",
@@ -28,13 +24,13 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
                 "compile_jobs", "profiler", "profile_elites", "reference_timeout_s"});
   ev.fitness_size = e.str("fitness_size", ev.fitness_size);
   ev.fitness_problem = e.str("fitness_problem", ev.fitness_problem);
-  ev.threads = integer(e, "threads", ev.threads, 0, 4096);
+  ev.threads = e.whole("threads", ev.threads, 0, 4096);
   ev.timeout_s = e.num("timeout_s", ev.timeout_s, 0, day_s, "seconds", true);
   c.reference_timeout_s = e.num("reference_timeout_s", c.reference_timeout_s, 0, 7 * day_s, "seconds (0: automatic)");
-  ev.checks.seeds = integer(e, "seeds", ev.checks.seeds, 1, 1000);
-  ev.timing.warmup = integer(e, "warmup", ev.timing.warmup, 2, 100000);
-  ev.timing.min_repetitions = integer(e, "min_repetitions", ev.timing.min_repetitions, 3, 1000000);
-  ev.timing.max_repetitions = integer(e, "max_repetitions", ev.timing.max_repetitions, ev.timing.min_repetitions, 1000000);
+  ev.checks.seeds = e.whole("seeds", ev.checks.seeds, 1, 1000);
+  ev.timing.warmup = e.whole("warmup", ev.timing.warmup, 2, 100000);
+  ev.timing.min_repetitions = e.whole("min_repetitions", ev.timing.min_repetitions, 3, 1000000);
+  ev.timing.max_repetitions = e.whole("max_repetitions", ev.timing.max_repetitions, ev.timing.min_repetitions, 1000000);
   if (ev.timing.max_repetitions < ev.timing.min_repetitions)
     e.fail("max_repetitions", "must be at least min_repetitions (" + std::to_string(ev.timing.min_repetitions) + "), got " +
                                   std::to_string(ev.timing.max_repetitions));
@@ -47,14 +43,14 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
   if (e.has("cache_dir")) ev.cache_dir = e.str("cache_dir");
   ev.scratch_dir = e.str("scratch_dir", ev.scratch_dir.string());
   ev.compiler = e.str("compiler", ev.compiler);
-  ev.device = integer(e, "device", ev.device, -1, 1023);
+  ev.device = e.whole("device", ev.device, -1, 1023);
   c.node_lock = e.str("node_lock", c.node_lock.string());
-  c.final_rounds = integer(e, "final_rounds", c.final_rounds, 1, 10000);
+  c.final_rounds = e.whole("final_rounds", c.final_rounds, 1, 10000);
   ev.checks.verify_fraction = e.num("verify_fraction", ev.checks.verify_fraction, 0, 1);
   ev.timing.energy_burst_s = e.num("energy_burst_s", ev.timing.energy_burst_s, 0, 60, "seconds");
   ev.compile_jobs = static_cast<int>(e.integer("compile_jobs", ev.compile_jobs, -1, 1024, "(-1: automatic, 0: none)"));
   ev.profiler = e.str("profiler", ev.profiler);
-  ev.profile_elites = integer(e, "profile_elites", ev.profile_elites, 0, 1000);
+  ev.profile_elites = e.whole("profile_elites", ev.profile_elites, 0, 1000);
 }
 
 // [llm] and its [[llm.models]]: the LLM proposer (docs/llm.md).
@@ -72,11 +68,11 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
     s.island_shares.push_back(x);
   }
   s.refine = l.boolean("refine", s.refine);
-  s.turns = integer(l, "turns", s.turns, 1, 100);
+  s.turns = l.whole("turns", s.turns, 1, 100);
   s.bandit = l.boolean("bandit", s.bandit);
-  s.stagnation_generations = integer(l, "stagnation_generations", s.stagnation_generations, 0, max_count);
+  s.stagnation_generations = l.whole("stagnation_generations", s.stagnation_generations, 0, max_count);
   s.whole_file = l.boolean("whole_file", s.whole_file);
-  s.elites_in_prompt = integer(l, "elites_in_prompt", s.elites_in_prompt, 0, 100);
+  s.elites_in_prompt = l.whole("elites_in_prompt", s.elites_in_prompt, 0, 100);
   s.budget.max_tokens = l.integer("max_tokens", s.budget.max_tokens, 0, std::int64_t{1} << 50, "tokens (0: no limit)");
   s.budget.max_cost = l.num("max_cost", s.budget.max_cost, 0, 1e9, "(0: no limit)");
   auto relative = [&](const std::string& p) {
@@ -104,10 +100,10 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
       if (other.name == x.name) m.fail("name", "two models are named '" + x.name + "'");
     x.weight = m.num("weight", x.weight, 0, 1e6, "", true);
     e.temperature = m.num("temperature", e.temperature, 0, 2);
-    e.max_tokens = integer(m, "max_tokens", e.max_tokens, 1, 10000000);
+    e.max_tokens = m.whole("max_tokens", e.max_tokens, 1, 10000000);
     e.timeout_s = m.num("timeout_s", e.timeout_s, 0, day_s, "seconds", true);
     e.api_key_env = m.str("api_key_env", e.api_key_env);
-    e.max_attempts = integer(m, "max_attempts", e.max_attempts, 1, 100);
+    e.max_attempts = m.whole("max_attempts", e.max_attempts, 1, 100);
     e.backoff_initial_s = m.num("backoff_initial_s", e.backoff_initial_s, 0, 3600, "seconds");
     e.backoff_max_s = m.num("backoff_max_s", e.backoff_max_s, 0, day_s, "seconds");
     if (e.backoff_max_s < e.backoff_initial_s) m.fail("backoff_max_s", "backoff times must satisfy 0 <= backoff_initial_s <= backoff_max_s");

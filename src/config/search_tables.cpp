@@ -12,10 +12,6 @@ namespace {
 
 constexpr std::int64_t max_count = 1000000000;  // budgets, evaluations, generations
 
-int whole(const toml_section& s, const std::string& key, int dflt, std::int64_t min, std::int64_t max) {
-  return static_cast<int>(s.integer(key, dflt, min, max));
-}
-
 // Runs core::validate() and turns its "<key>: <problem>" into an error naming the file and table.
 void check(const toml_section& s, const core::strategy_settings& settings) {
   try {
@@ -30,15 +26,15 @@ void check(const toml_section& s, const core::strategy_settings& settings) {
 void read_search(const toml_section& s, search_settings& out) {
   s.allow_only({"budget", "seed", "population", "offspring", "elite", "tournament", "crossover_rate", "mutation_rate", "max_tries"});
   auto& ga = out.ga;
-  out.budget = whole(s, "budget", out.budget, 1, max_count);
+  out.budget = s.whole("budget", out.budget, 1, max_count);
   out.seed = static_cast<std::uint64_t>(s.integer("seed", static_cast<std::int64_t>(out.seed), 0, INT64_MAX));
-  ga.population = whole(s, "population", ga.population, 1, 100000);
-  ga.offspring = whole(s, "offspring", ga.offspring, 1, 100000);
-  ga.elite = whole(s, "elite", ga.elite, 0, ga.population);
-  ga.tournament = whole(s, "tournament", ga.tournament, 1, 100000);
+  ga.population = s.whole("population", ga.population, 1, 100000);
+  ga.offspring = s.whole("offspring", ga.offspring, 1, 100000);
+  ga.elite = s.whole("elite", ga.elite, 0, ga.population);
+  ga.tournament = s.whole("tournament", ga.tournament, 1, 100000);
   ga.crossover_rate = s.num("crossover_rate", ga.crossover_rate, 0, 1);
   ga.mutation_rate = s.num("mutation_rate", ga.mutation_rate, 0, 1);
-  ga.max_tries = whole(s, "max_tries", ga.max_tries, 1, max_count);
+  ga.max_tries = s.whole("max_tries", ga.max_tries, 1, max_count);
 }
 
 // [strategy]: the kind and the settings of each kind; `kinds` (cycled over the islands) when
@@ -48,14 +44,14 @@ void read_strategy(const toml_section& t, search_settings& out) {
                  "random_share", "pool"});
   auto& base = out.strategy;
   base.kind = t.str("kind", base.kind);
-  base.initial = whole(t, "initial", base.initial, 0, max_count);
+  base.initial = t.whole("initial", base.initial, 0, max_count);
   base.local_share = t.num("local_share", base.local_share, 0, 1);
-  base.local_elites = whole(t, "local_elites", base.local_elites, 1, 3);
+  base.local_elites = t.whole("local_elites", base.local_elites, 1, 3);
   base.temperature = t.num("temperature", base.temperature, 0, 1e6);
   base.cooling = t.num("cooling", base.cooling, 0, 1, "", true);
-  base.restart_after = whole(t, "restart_after", base.restart_after, 1, max_count);
+  base.restart_after = t.whole("restart_after", base.restart_after, 1, max_count);
   base.random_share = t.num("random_share", base.random_share, 0, 1);
-  base.pool = whole(t, "pool", base.pool, 1, 10000000);
+  base.pool = t.whole("pool", base.pool, 1, 10000000);
   check(t, base);
   out.strategy_kinds = t.strings("kinds");
   for (const auto& k : out.strategy_kinds) {
@@ -73,9 +69,9 @@ void read_migration(const toml_section& m, migration_settings& out) {
   out.topology = m.str("topology", out.topology);
   if (out.topology != "ring" && out.topology != "full" && out.topology != "random" && out.topology != "none")
     m.fail("topology", "must be ring, full, random or none");
-  out.degree = whole(m, "degree", out.degree, 1, 4096);
-  out.interval = whole(m, "interval", out.interval, 1, max_count);
-  out.count = whole(m, "count", out.count, 0, 100000);
+  out.degree = m.whole("degree", out.degree, 1, 4096);
+  out.interval = m.whole("interval", out.interval, 1, max_count);
+  out.count = m.whole("count", out.count, 0, 100000);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "util/error.hpp"
+
 namespace galapagos::eval {
 
 namespace {
@@ -39,6 +41,12 @@ std::optional<candidate_status> candidate_status_from(std::string_view name) {
   for (const auto& [status, n] : names)
     if (name == n) return status;
   return std::nullopt;
+}
+
+candidate_status stored_status(const std::string& name, const std::string& file, const std::string& where) {
+  const auto s = candidate_status_from(name);
+  if (!s) throw error(file, where + ": unknown status '" + name + "'");
+  return *s;
 }
 
 }  // namespace galapagos::eval

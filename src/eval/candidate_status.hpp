@@ -42,5 +42,8 @@ void to_json(Json& j, candidate_status s) {
 }
 // The status of a stored name; nullopt for a name no status has.
 std::optional<candidate_status> candidate_status_from(std::string_view name);
+// The same for a name read from `file` (at `where`, e.g. "/candidates row 7"): throws
+// galapagos::error "<file>: <where>: unknown status 'x'" for a name no status has.
+candidate_status stored_status(const std::string& name, const std::string& file, const std::string& where);
 
 }  // namespace galapagos::eval

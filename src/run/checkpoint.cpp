@@ -281,8 +281,7 @@ resume_plan read_resume_plan(const std::string& path) {
       isl.seen.push_back(params[r]);
       isl.seen_sources.push_back(hash[r]);
     } else {
-      if (!eval::candidate_status_from(status[r]))
-        throw error(path, "/candidates row " + std::to_string(r) + ": unknown status '" + status[r] + "'");
+      eval::stored_status(status[r], path, "/candidates row " + std::to_string(r));  // refused here, not mid-search
       isl.carried.push_back(row_at(r));
     }
     if (origin[r] == "llm" && !p.sources.contains(hash[r])) {

@@ -218,8 +218,8 @@ void island_driver::impl::take_rest_of_carried() {
   carried_.clear();
 }
 
-void island_driver::impl::keep_unfinished(const std::string& start, int carried_before, double wall_s) {
-  island_snapshot s = snapshot_from_json(start);
+void island_driver::impl::keep_unfinished(int carried_before, double wall_s) {
+  island_snapshot s = snapshot_from_json(generation_start_);
   const int fresh = static_cast<int>(batch_.candidates.size());
   s.unfinished = carried_before + fresh;
   s.wall_time_s = wall_s;

@@ -156,8 +156,8 @@ class island_driver::impl {
   void take_rest_of_carried();
 
   // A stop request cut the generation short: its rows are written with the island's state at the
-  // generation's start (`start`, snapshot JSON), marked as the unfinished generation's.
-  void keep_unfinished(const std::string& start, int carried_before, double wall_s);
+  // generation's start (generation_start_), marked as the unfinished generation's.
+  void keep_unfinished(int carried_before, double wall_s);
 
   // One variation by the LLM proposer: a parent (the island's best, or another member of its
   // population), the model's turns, each candidate judged like any other, every call recorded.
@@ -224,6 +224,7 @@ class island_driver::impl {
   bool stopped_ = false;           // the loop ended on a stop request, not at its end
   double wall_offset_s_ = 0;       // search time of earlier sessions
   double longest_eval_s_ = 0;
+  std::string generation_start_;  // snapshot JSON of the island as the generation in flight found it
   // Rows of a generation a stop request cut short in an earlier session, by carried_key().
   std::map<std::string, std::pair<core::point, store::candidate_row>> carried_;
   std::string carried_key(const core::point& p) const { return std::to_string(p.variant) + " " + island_.space(p.variant).to_json(p.g); }

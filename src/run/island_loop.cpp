@@ -13,8 +13,9 @@ void island_driver::impl::run(store::results_file* file) {
   const auto& cfg = s_.config;
   auto wall_now = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   while (static_cast<int>(island_.evaluated()) < cfg.budget) {
-    // The island as the generation finds it: what a stop request in the middle of it checkpoints.
-    const std::string start = to_json_text(snapshot(wall_now()));
+    // The island as the generation finds it (the last generation's checkpoint state, taken once
+    // here before the first): what a stop request in the middle of it checkpoints.
+    if (generation_start_.empty()) generation_start_ = to_json_text(snapshot(wall_now()));
     const int carried_before = static_cast<int>(carried_.size());
     const int room = cfg.budget - static_cast<int>(island_.evaluated());
     std::vector<todo_item> todo;
@@ -92,7 +93,7 @@ void island_driver::impl::run(store::results_file* file) {
       vary_with_llm();
     }
     if (abandoned) {  // checkpointed at the generation's start, with the rows it has so far
-      keep_unfinished(start, carried_before, wall_now());
+      keep_unfinished(carried_before, wall_now());
       stopped_ = true;
       break;
     }
@@ -111,6 +112,7 @@ void island_driver::impl::run(store::results_file* file) {
       emigrate();
     }
     batch_.state = to_json_text(snapshot(wall_s));
+    generation_start_ = batch_.state;
     flush_records();
     if (stop_.poll() && static_cast<int>(island_.evaluated()) < cfg.budget) {
       stopped_ = true;
@@ -118,10 +120,10 @@ void island_driver::impl::run(store::results_file* file) {
     }
   }
   (void)rank;
-  report_orchestration(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - wall_offset_s_);
+  report_orchestration(wall_now() - wall_offset_s_);
   if (stopped_ || stop_.requested()) return;
   if (s_.config.backend != "cpu" && !quiet_) {
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall_s = wall_now();
     const double busy_s = s_.evaluator->device_busy_s() - busy_at_start_s_;
     std::printf("island %d: the device was held for measuring %.0f%% of the search's %.1f s\n", rank,
                 wall_s > 0 ? 100 * busy_s / wall_s : 0.0, wall_s);

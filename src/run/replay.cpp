@@ -42,11 +42,6 @@ replay_source::replay_source(const std::filesystem::path& recording, double dela
   if (!f.string_attribute("/", "galapagos_version")) throw error(p, "not a galapagos results file: nothing to replay");
   fitness_ = f.string_attribute("/", "fitness_size").value_or("");
   compiler_ = f.string_attribute("/", "compiler").value_or("");
-  auto status_of = [&](const std::string& name, const std::string& where) {
-    const auto st = eval::candidate_status_from(name);
-    if (!st) throw error(p, where + ": unknown status '" + name + "'");
-    return *st;
-  };
 
   const auto params = f.strings("/candidates", "params");
   const auto hash = f.strings("/candidates", "source_hash");
@@ -64,7 +59,7 @@ replay_source::replay_source(const std::filesystem::path& recording, double dela
   for (std::size_t r = 0; r < params.size(); ++r) {
     if (status[r] == "not_recorded") continue;  // a replay of a replay serves only what was measured
     eval::measurement m;
-    m.status = status_of(status[r], "/candidates row " + std::to_string(r));
+    m.status = eval::stored_status(status[r], p, "/candidates row " + std::to_string(r));
     m.reason = reason[r];
     m.source_hash = hash[r];
     m.compile_time_s = compile[r];
@@ -91,7 +86,7 @@ replay_source::replay_source(const std::filesystem::path& recording, double dela
   const auto broof = f.numbers("/baselines", "roofline_fraction");
   for (std::size_t r = 0; r < bname.size(); ++r) {
     eval::measurement m;
-    m.status = status_of(bstatus[r], "/baselines row " + std::to_string(r));
+    m.status = eval::stored_status(bstatus[r], p, "/baselines row " + std::to_string(r));
     m.reason = breason[r];
     m.source_hash = bhash[r];
     m.time_median_s = bmedian[r];
@@ -113,7 +108,7 @@ replay_source::replay_source(const std::filesystem::path& recording, double dela
         break;
       }
     winner_key_ = whash + " " + canonical(*wp);
-    winner_.status = status_of(f.string_attribute("/winner", "status").value_or("ok"), "/winner");
+    winner_.status = eval::stored_status(f.string_attribute("/winner", "status").value_or("ok"), p, "/winner");
     winner_.reason = f.string_attribute("/winner", "reason").value_or("");
     winner_.source_hash = whash;
     winner_.time_median_s = f.number_attribute("/winner", "time_median_s").value_or(NAN);

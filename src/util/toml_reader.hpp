@@ -37,6 +37,10 @@ class toml_section {
   // `unit` is appended to the range ("seconds"); `open_min` makes the lower bound exclusive.
   std::int64_t integer(const std::string& key, std::int64_t dflt, std::int64_t min, std::int64_t max,
                        const std::string& unit = "") const;
+  // integer() for a value whose range fits an int (counts, sizes, indices).
+  int whole(const std::string& key, int dflt, std::int64_t min, std::int64_t max) const {
+    return static_cast<int>(integer(key, dflt, min, max));
+  }
   double num(const std::string& key, double dflt, double min, double max, const std::string& unit = "",
              bool open_min = false) const;
   bool boolean(const std::string& key, bool dflt) const;
