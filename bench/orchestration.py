@@ -5,14 +5,15 @@ the cost of galapagos's orchestration alone, with 1, 2, 4 and 8 islands.
 Each run replays RECORDING (a results file of an earlier search: its measurements are served
 instead of compiled and run kernels, each taking --delay seconds, as a real evaluation would take
 its time) under mpirun, oversubscribed if need be. Every island reports where its search time
-went: evaluating (here: the replayed measurement) and the orchestration around it, split into
-MPI (records shipped to rank 0), migration (sending and taking in migrants), HDF5 (rank 0's writes and checkpoints) and the search logic (proposing, selecting).
+went, in the /orchestration table of its results file: evaluating (here: the replayed
+measurement) and the orchestration around it, split into MPI (records shipped to rank 0),
+migration (sending and taking in migrants), HDF5 (rank 0's writes and checkpoints) and the search
+logic (proposing, selecting).
 Migrants are taken in as they arrive ([migration] arrival = "asynchronous"), as in a measured run.
 Printed per island count: evaluations per second of the whole job and the orchestration's share
 of the search time (mean and worst island)."""
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -29,8 +30,16 @@ p.add_argument("--out", default="/tmp/galapagos-orchestration")
 a = p.parse_args()
 os.makedirs(a.out, exist_ok=True)
 mpiexec = shutil.which("mpirun") or shutil.which("mpiexec")
-line = re.compile(r"island (\d+): orchestration ([\d.]+) s of ([\d.]+) s \(([\d.]+)%\): MPI ([\d.]+) s, "
-                  r"migration ([\d.]+) s, HDF5 ([\d.]+) s, search logic ([\d.]+) s; evaluating ([\d.]+) s")
+
+
+def orchestration_rows(path):
+    """The /orchestration rows of a results file (one per island and session): the islands' own
+    account of their search time, as floats keyed by field name."""
+    import h5py  # Debian's python3-h5py (run with /usr/bin/python3)
+    with h5py.File(path, "r") as f:
+        t = f["orchestration"][:]
+    return [{name: float(row[name]) for name in t.dtype.names} for row in t]
+
 print(f"replayed search, {a.budget} evaluations per island of {a.delay * 1e3:.0f} ms each ({a.recording})\n")
 print("| islands | evaluations/s | ideal/s | orchestration: mean | worst island | MPI | migration | HDF5 | search logic |")
 print("|---|---|---|---|---|---|---|---|---|")
@@ -53,16 +62,17 @@ for n in [int(x) for x in a.islands.split(",")]:
     t0 = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.monotonic() - t0
-    rows = [m.groups() for m in line.finditer(r.stdout)]
-    if r.returncode not in (0, 1) or len(rows) != n:  # 1: a replayed winner absent from the recording
+    if r.returncode not in (0, 1):  # 1: a replayed winner absent from the recording
         sys.exit(f"run with {n} islands failed (exit {r.returncode}):\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
-    v = [[float(x) for x in row[1:]] for row in rows]
-    search = max(x[1] for x in v)
+    v = orchestration_rows(out)
+    if len(v) != n:
+        sys.exit(f"{out}: {len(v)} /orchestration rows, expected one per island ({n})")
+    search = max(x["search_s"] for x in v)
     evals = n * a.budget
-    share = [x[2] for x in v]
-    total = lambda k: sum(x[k] for x in v) / sum(x[1] for x in v) * 100  # noqa: E731
+    share = [100 * x["orchestration_s"] / x["search_s"] if x["search_s"] > 0 else 0.0 for x in v]
+    total = lambda k: sum(x[k] for x in v) / sum(x["search_s"] for x in v) * 100  # noqa: E731
     print(f"| {n} | {evals / search:.2f} | {n / a.delay:.2f} | {sum(share) / n:.2f}% | {max(share):.2f}% | "
-          f"{total(3):.2f}% | {total(4):.2f}% | {total(5):.2f}% | {total(6):.2f}% |", flush=True)
+          f"{total('mpi_s'):.2f}% | {total('migration_s'):.2f}% | {total('hdf5_s'):.2f}% | {total('logic_s'):.2f}% |", flush=True)
     worst_at_max = max(share)
 print(f"\nshares are of the islands' search time (mpirun start-up and the final comparison excluded); "
       f"the largest island count's worst island: {worst_at_max:.2f}% (target < 2%)")

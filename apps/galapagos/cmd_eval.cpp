@@ -14,6 +14,7 @@
 #include "families/family.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
+#include "util/report.hpp"
 
 using galapagos::util::json_number;
 
@@ -81,7 +82,7 @@ int eval_command(const std::vector<std::string>& args) {
     m = ev.evaluate(c);
     ceilings_text = ev.describe_ceilings();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "galapagos eval: %s\n", e.what());
+    report::problem("galapagos eval: %s", e.what());
     return 2;
   }
 
@@ -100,17 +101,17 @@ int eval_command(const std::vector<std::string>& args) {
                      {"sm_clock_mhz", json_number(m.sm_clock_mhz)}, {"throttled_runs", m.throttled_runs},
                      {"ceilings", ceilings_text}, {"worker_clock_median_s", json_number(m.worker_clock_median_s)}};
     for (const auto& [name, bm] : baselines) j["baselines"][name] = {{"status", eval::to_string(bm.status)}, {"time_median_s", json_number(bm.time_median_s)}};
-    std::cout << j.dump() << "\n";
+    report::line("%s", j.dump().c_str());
   } else {
-    std::printf("status: %s\n", eval::status_name(m.status));
-    if (!m.reason.empty()) std::printf("reason: %s\n", m.reason.c_str());
+    report::line("status: %s", eval::status_name(m.status));
+    if (!m.reason.empty()) report::line("reason: %s", m.reason.c_str());
     if (m.status == eval::candidate_status::ok)
-      std::printf("time: median %.6e s, min %.6e s, IQR %.3e s over %d runs\nroofline fraction: %.2f\nrel error: %.3e\n",
+      report::line("time: median %.6e s, min %.6e s, IQR %.3e s over %d runs\nroofline fraction: %.2f\nrel error: %.3e",
                   m.time_median_s, m.time_min_s, m.time_spread_s, m.repetitions, m.roofline_fraction(), m.rel_error);
     if (std::isfinite(m.energy_j))
-      std::printf("energy: %.3e J per call at %.0f W; SM clock %.0f MHz; %d timed runs throttled\n", m.energy_j, m.power_w,
+      report::line("energy: %.3e J per call at %.0f W; SM clock %.0f MHz; %d timed runs throttled", m.energy_j, m.power_w,
                   m.sm_clock_mhz, m.throttled_runs);
-    if (std::isfinite(speedup)) std::printf("speedup over the fastest baseline: %.2fx\n", speedup);
+    if (std::isfinite(speedup)) report::line("speedup over the fastest baseline: %.2fx", speedup);
   }
   return m.status == eval::candidate_status::ok ? 0 : 1;
 }

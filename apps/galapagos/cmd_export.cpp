@@ -7,17 +7,12 @@
 
 #include <boost/program_options.hpp>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <regex>
-#include <set>
 #include <sstream>
 
-#include "run/progress.hpp"
 #include "commands.hpp"
+#include "export_package.hpp"
 #include "options.hpp"
 #include "output_folder.hpp"
 #include "eval/evaluator.hpp"
@@ -27,6 +22,7 @@
 #include "util/error.hpp"
 #include "util/hash.hpp"
 #include "util/json.hpp"
+#include "util/report.hpp"
 
 using galapagos::util::json_number;
 
@@ -34,116 +30,6 @@ namespace po = boost::program_options;
 using nlohmann::json;
 
 namespace galapagos::cli {
-
-using run::format_seconds;
-
-namespace {
-
-
-std::string fixed(double v, const char* format) {
-  char buf[64];
-  if (!std::isfinite(v)) return "-";
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-// A value in [v - v/8, v + v/8], never v itself, at least 1.
-std::int64_t nearby(std::int64_t v, std::mt19937_64& r) {
-  const std::int64_t span = std::max<std::int64_t>(1, v / 8);
-  std::int64_t d = 0;
-  while (d == 0) d = std::uniform_int_distribution<std::int64_t>(-span, span)(r);
-  return std::max<std::int64_t>(1, v + d);
-}
-
-// Problems the search never used: each acceptance size moved to a nearby size (every symbol
-// within an eighth of its value), or for a generator spec its size keys moved and a fresh matrix
-// seed; none equal to an acceptance or fitness size. Matrix Market files are not varied.
-std::vector<families::problem_spec> held_out_problems(const families::family& f, std::uint64_t seed) {
-  std::mt19937_64 r(seed);
-  std::set<families::sizes> used;
-  std::set<std::string> used_specs;
-  for (const auto* list : {&f.accept_sizes, &f.fitness_sizes})
-    for (const auto& p : *list) {
-      if (p.generator_spec.empty()) used.insert(p.values);
-      else used_specs.insert(p.generator_spec);
-    }
-  std::vector<families::problem_spec> out;
-  static const std::regex size_key("\\b(n|nx|ny|nz|rows)=([0-9]+)\\b");
-  for (const auto& a : f.accept_sizes) {
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      if (a.generator_spec.empty()) {
-        families::sizes s = a.values;
-        for (auto& v : s) v = nearby(v, r);
-        if (used.insert(s).second) {
-          out.push_back({"held-out", s, ""});
-          break;
-        }
-      } else {
-        if (a.generator_spec.rfind("mtx:", 0) == 0) break;
-        std::string spec;
-        std::size_t at = 0;
-        for (auto it = std::sregex_iterator(a.generator_spec.begin(), a.generator_spec.end(), size_key);
-             it != std::sregex_iterator(); ++it) {
-          spec += a.generator_spec.substr(at, static_cast<std::size_t>(it->position()) - at);
-          spec += (*it)[1].str() + "=" + std::to_string(nearby(std::stoll((*it)[2].str()), r));
-          at = static_cast<std::size_t>(it->position() + it->length());
-        }
-        spec += a.generator_spec.substr(at);
-        const std::string kind = spec.substr(0, spec.find(' '));
-        if (kind == "random" || kind == "powerlaw") {  // a fresh matrix, not only a new size
-          const std::string fresh = "seed=" + std::to_string(std::uniform_int_distribution<int>(2, 999999)(r));
-          static const std::regex seed_key("\\bseed=[0-9]+");
-          spec = std::regex_search(spec, seed_key) ? std::regex_replace(spec, seed_key, fresh) : spec + " " + fresh;
-        }
-        if (used_specs.insert(spec).second) {
-          out.push_back({"held-out", {}, spec});
-          break;
-        }
-      }
-    }
-  }
-  return out;
-}
-
-std::string describe(const families::family& f, const families::problem_spec& p) {
-  return p.generator_spec.empty() ? f.describe_size(p.values) : p.generator_spec;
-}
-
-// The source with the parameter values written in as #defines after its leading comment: it
-// builds without -D flags, and its diff against the template shows exactly the choice made.
-std::string with_parameters(const std::string& text, const json& params, std::int64_t id, const std::string& run) {
-  if (params.empty()) return text;
-  std::string block = "// galapagos: the parameters of candidate " + std::to_string(id) + " of " + run + "\n";
-  for (const auto& [k, v] : params.items()) block += "#define GLP_" + k + " " + (v.is_string() ? v.get<std::string>() : v.dump()) + "\n";
-  std::istringstream in(text);
-  std::string line, head, rest;
-  bool in_head = true;
-  while (std::getline(in, line)) {
-    if (in_head && line.rfind("//", 0) != 0) in_head = false;
-    (in_head ? head : rest) += line + "\n";
-  }
-  if (!text.empty() && text.back() != '\n') rest.pop_back();
-  return head + block + rest;
-}
-
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-void write_file(const std::filesystem::path& p, const std::string& text, bool executable = false) {
-  std::ofstream o(p, std::ios::binary);
-  o << text;
-  o.close();
-  if (!o) throw error(p.string(), "cannot write");
-  if (executable) std::filesystem::permissions(p, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec |
-                                                      std::filesystem::perms::others_exec, std::filesystem::perm_options::add);
-}
-
-}  // namespace
 
 int export_command(const std::vector<std::string>& args) {
   po::options_description opts("galapagos export FILE");
@@ -223,10 +109,9 @@ int export_command(const std::vector<std::string>& args) {
     eval::eval_settings settings = run.config.eval;
     settings.checks.seeds = vm["seeds"].as<int>();
     settings.compile_jobs = 0;
-    std::printf("export: candidate %lld of %s (%s on %s): verifying again on %zu held-out problems x %d fresh seeds\n",
+    report::line("export: candidate %lld of %s (%s on %s): verifying again on %zu held-out problems x %d fresh seeds",
                 static_cast<long long>(c.id), file.c_str(), fam.name.c_str(), run.backend.c_str(), held.accept_sizes.size(),
                 settings.checks.seeds);
-    std::fflush(stdout);
     const auto probe = eval::probe_machine();
     eval::evaluator evaluator(held, run.backend, settings, probe.limits(), (std::uint64_t{rd()} << 32) ^ rd());
     eval::candidate_source cs = eval::candidate_from(b.tmpl);
@@ -288,6 +173,7 @@ int export_command(const std::vector<std::string>& args) {
                       {"method", method}, {"speedup_over", speedups}}},
           {"held_out", {{"problems", held_desc}, {"seeds_per_problem", settings.checks.seeds}, {"status", eval::to_string(m.status)},
                         {"reason", m.reason}, {"rel_error", json_number(m.rel_error)}, {"verified_runs", m.verified_runs},
+                        {"repetitions", passed ? m.repetitions : 0},
                         {"time_median_s", json_number(passed ? m.time_median_s : NAN)}, {"time_spread_s", json_number(passed ? m.time_spread_s : NAN)},
                         {"fitness", evaluator.fitness_description()}}},
           {"build_command", m.build_command}, {"search_defines", defines},
@@ -331,42 +217,7 @@ int export_command(const std::vector<std::string>& args) {
                true);
     write_file(work / "evidence.json", ev.dump(2) + "\n");
 
-    std::ostringstream md;
-    md << "# " << (passed ? "Evidence" : "FLAGGED") << ": " << fam.name << " on " << run.backend << ", candidate " << c.id << "\n\n";
-    if (!passed)
-      md << "**Do not merge.** This candidate passed the search's checks but fails on problems the search never used:\n"
-         << "`" << m.status << "`: " << m.reason << "\n\n";
-    md << "From `" << std::filesystem::absolute(file).string() << "` (galapagos " << run.version << "), island " << c.island
-       << ", generation " << c.generation << ", origin " << c.origin << (is_winner ? ", the run's winner" : "") << ".\n\n"
-       << "## Parameters\n\n";
-    for (const auto& [k, v] : params.items()) md << "- `" << k << "` = " << (v.is_string() ? v.get<std::string>() : v.dump()) << "\n";
-    md << "\n## In the search\n\n"
-       << "- checked against the reference at " << accept.size() << " acceptance sizes x " << run.config.eval.checks.seeds
-       << (run.config.eval.checks.seeds == 1 ? " seed: " : " seeds: ") << [&] { std::string s; for (const auto& a : accept) s += (s.empty() ? "" : "; ") + a; return s; }() << "\n"
-       << "- timed at " << run.fitness << " (" << method << ")\n"
-       << "- error against the reference: " << fixed(rel, "%.3e") << " (tolerance " << fam.tolerance << ")\n"
-       << "- time: median " << format_seconds(t_median) << ", min " << format_seconds(t_min) << ", IQR " << format_seconds(t_spread) << " ("
-       << fixed(100 * t_spread / t_median, "%.1f") << "% of the median) over " << fixed(reps, "%.0f") << " runs\n";
-    for (const auto& [name, s] : speedups.items())
-      md << "- speedup over " << name << ": "
-         << (s["speedup"].is_null() ? std::string("- (baseline failed)") : fixed(s["speedup"].get<double>(), "%.2fx"))
-         << " (baseline " << (s["baseline_median_s"].is_null() ? "-" : format_seconds(s["baseline_median_s"].get<double>())) << ")\n";
-    md << "\n## Held-out check (now)\n\n"
-       << "- " << held_desc.size() << " problems the search never used x " << settings.checks.seeds
-       << " fresh secret input seed" << (settings.checks.seeds == 1 ? "" : "s") << " each: ";
-    for (std::size_t i = 0; i < held_desc.size(); ++i) md << (i ? "; " : "") << held_desc[i];
-    md << "\n- result: **" << m.status << "**" << (m.reason.empty() ? "" : ": " + m.reason) << "\n"
-       << "- error against the reference: " << fixed(m.rel_error, "%.3e") << " over " << m.verified_runs << " verified runs\n";
-    if (passed)
-      md << "- time again at " << evaluator.fitness_description() << ": median " << format_seconds(m.time_median_s) << ", IQR "
-         << format_seconds(m.time_spread_s) << " over " << m.repetitions << " runs\n";
-    md << "\n## Files\n\n"
-       << "- `" << source_name << "`: the source, its parameters written in as #defines\n"
-       << "- `" << source_name << ".diff`: against the family's template `" << rel_path << "`\n"
-       << "- `build.sh`: the exact build command and flags\n"
-       << "- `reproduce.sh`: `galapagos eval` on the exported source with the run's config (`config.toml`)\n"
-       << "- `evidence.json`: all of the above, for tools\n";
-    write_file(work / (passed ? "EVIDENCE.md" : "FLAGGED.md"), md.str());
+    write_file(work / (passed ? "EVIDENCE.md" : "FLAGGED.md"), evidence_markdown(ev, source_name, rel_path));
     publish_output_folder(work, out, std::string("galapagos export ") + build_info::version + " from " +
                                          std::filesystem::absolute(file).string(), out_option);
     work.clear();
@@ -375,15 +226,15 @@ int export_command(const std::vector<std::string>& args) {
       std::error_code ignored;
       std::filesystem::remove_all(work, ignored);
     }
-    std::fprintf(stderr, "galapagos export: %s\n", e.what());
+    report::problem("galapagos export: %s", e.what());
     return 2;
   }
   if (!passed) {
-    std::fprintf(stderr, "galapagos export: %s\n", verdict_line.c_str());
-    std::printf("exported FLAGGED to %s (read FLAGGED.md)\n", out.c_str());
+    report::problem("galapagos export: %s", verdict_line.c_str());
+    report::line("exported FLAGGED to %s (read FLAGGED.md)", out.c_str());
     return 1;
   }
-  std::printf("export: %s\nexported to %s: %s, %s.diff, build.sh, reproduce.sh, EVIDENCE.md\n", verdict_line.c_str(),
+  report::line("export: %s\nexported to %s: %s, %s.diff, build.sh, reproduce.sh, EVIDENCE.md", verdict_line.c_str(),
               out.c_str(), source_name.c_str(), source_name.c_str());
   return 0;
 }

@@ -18,6 +18,7 @@
 #include "results_context.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
+#include "util/report.hpp"
 
 namespace po = boost::program_options;
 
@@ -49,15 +50,15 @@ int report_command(const std::vector<std::string>& args) {
     } catch (const damaged_file&) {
       throw;  // a damaged file is an error, not a missing chart
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "galapagos report: no roofline chart: %s\n", e.what());
+      report::problem("galapagos report: no roofline chart: %s", e.what());
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "galapagos report: %s\n", e.what());
+    report::problem("galapagos report: %s", e.what());
     return 2;
   }
   const std::string script = (std::filesystem::path(tools_dir()) / "galapagos_report.py").string();
   if (!std::filesystem::is_regular_file(script)) {
-    std::fprintf(stderr, "galapagos report: %s: no such file (the report script; set GALAPAGOS_TOOLS to the tools/ folder)\n",
+    report::problem("galapagos report: %s: no such file (the report script; set GALAPAGOS_TOOLS to the tools/ folder)",
                  script.c_str());
     return 2;
   }
@@ -70,7 +71,7 @@ int report_command(const std::vector<std::string>& args) {
   setenv("GALAPAGOS_VERSION", build_info::version, 1);
   std::fflush(nullptr);
   execv(cargv[0], cargv.data());
-  std::fprintf(stderr, "galapagos report: cannot run %s: %s (install python3, python3-matplotlib, python3-h5py, python3-pandas)\n",
+  report::problem("galapagos report: cannot run %s: %s (install python3, python3-matplotlib, python3-h5py, python3-pandas)",
                cargv[0], std::strerror(errno));
   return 2;
 }

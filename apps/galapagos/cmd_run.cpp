@@ -7,6 +7,7 @@
 #include "archipelago/archipelago.hpp"
 #include "commands.hpp"
 #include "options.hpp"
+#include "util/report.hpp"
 
 namespace po = boost::program_options;
 
@@ -22,7 +23,7 @@ int with_mpi(int argc, char** argv, F body) {
   try {
     code = body();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "galapagos: %s\n", e.what());
+    report::problem("galapagos: %s", e.what());
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size > 1) MPI_Abort(MPI_COMM_WORLD, 3);
@@ -30,6 +31,17 @@ int with_mpi(int argc, char** argv, F body) {
   }
   MPI_Finalize();
   return code;
+}
+
+// The console's level from --quiet and --verbose; false (with the error printed) when both are given.
+bool configure_console(const char* command, const po::variables_map& vm) {
+  const bool quiet = vm.count("quiet") > 0, verbose = vm.count("verbose") > 0;
+  if (quiet && verbose) {
+    report::problem("galapagos %s: --quiet and --verbose exclude each other", command);
+    return false;
+  }
+  report::configure(quiet ? report::verbosity::quiet : verbose ? report::verbosity::verbose : report::verbosity::normal);
+  return true;
 }
 
 }  // namespace
@@ -54,22 +66,17 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
   if (vm.count("budget")) {
     o.budget = vm["budget"].as<int>();
     if (*o.budget < 1) {
-      std::fprintf(stderr, "galapagos run: --budget must be >= 1\n");
+      report::problem("galapagos run: --budget must be >= 1");
       return 2;
     }
   }
   if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
-  o.quiet = vm.count("quiet") > 0;
-  o.verbose = vm.count("verbose") > 0;
-  if (o.quiet && o.verbose) {
-    std::fprintf(stderr, "galapagos run: --quiet and --verbose exclude each other\n");
-    return 2;
-  }
+  if (!configure_console("run", vm)) return 2;
   if (vm.count("replay")) o.replay = vm["replay"].as<std::string>();
   if (vm.count("replay-delay")) {
     o.replay_delay_s = vm["replay-delay"].as<double>();
     if (!o.replay || !(o.replay_delay_s >= 0)) {
-      std::fprintf(stderr, "galapagos run: --replay-delay needs --replay and a number of seconds >= 0\n");
+      report::problem("galapagos run: --replay-delay needs --replay and a number of seconds >= 0");
       return 2;
     }
   }
@@ -85,12 +92,8 @@ int resume_command(const std::vector<std::string>& args, int argc, char** argv) 
     if (!given.count("file")) throw po::error("a results FILE is required (the HDF5 file of the run to continue)");
   });
   if (code >= 0) return code;
-  const bool quiet = vm.count("quiet") > 0, verbose = vm.count("verbose") > 0;
-  if (quiet && verbose) {
-    std::fprintf(stderr, "galapagos resume: --quiet and --verbose exclude each other\n");
-    return 2;
-  }
-  return with_mpi(argc, argv, [&] { return archipelago::resume_search(MPI_COMM_WORLD, vm["file"].as<std::string>(), quiet, verbose); });
+  if (!configure_console("resume", vm)) return 2;
+  return with_mpi(argc, argv, [&] { return archipelago::resume_search(MPI_COMM_WORLD, vm["file"].as<std::string>()); });
 }
 
 }  // namespace galapagos::cli

@@ -17,6 +17,7 @@
 #include "util/error.hpp"
 #include "util/json.hpp"
 #include "util/stats.hpp"
+#include "util/report.hpp"
 
 using galapagos::util::json_number;
 
@@ -117,9 +118,9 @@ int simulate_command(const std::vector<std::string>& args) {
       kind_text += kinds[i];
     }
     if (!vm.count("json")) {
-      std::printf("space: %s (%s): %zu points, %zu failed; optimum %s %s\n", space.origin().c_str(), space.format().c_str(),
+      report::line("space: %s (%s): %zu points, %zu failed; optimum %s %s", space.origin().c_str(), space.format().c_str(),
                   space.size(), space.failed(), seconds(opt).c_str(), space.space().to_json(space.optimum()).c_str());
-      std::printf("islands: %d (%s); budget per island: %d evaluations%s\n", islands, kind_text.c_str(), settings.budget,
+      report::line("islands: %d (%s); budget per island: %d evaluations%s", islands, kind_text.c_str(), settings.budget,
                   settings.budget_s > 0 ? (", " + seconds(settings.budget_s) + " recorded").c_str() : "");
     }
     json runs = json::array();
@@ -147,7 +148,7 @@ int simulate_command(const std::vector<std::string>& args) {
       run["at"] = a;
       runs.push_back(run);
       if (!vm.count("json"))
-        std::printf("seed %llu: best %s after %zu evaluations (%.4f of the optimum), first reached at evaluation %zu; %.1f s charged\n",
+        report::line("seed %llu: best %s after %zu evaluations (%.4f of the optimum), first reached at evaluation %zu; %.1f s charged",
                     static_cast<unsigned long long>(settings.seed), seconds(r.best_s()).c_str(), r.evaluations.size(), fraction,
                     r.found_at(), r.spent_s.empty() ? 0.0 : *std::max_element(r.spent_s.begin(), r.spent_s.end()));
     }
@@ -163,17 +164,17 @@ int simulate_command(const std::vector<std::string>& args) {
                         {"optimum_s", opt}, {"optimum", json::parse(space.space().to_json(space.optimum()))},
                         {"strategies", kinds}, {"islands", islands}, {"budget", settings.budget},
                         {"budget_s", settings.budget_s}, {"runs", runs}, {"at", summary}};
-      std::cout << out.dump() << "\n";
+      report::line("%s", out.dump().c_str());
       return 0;
     }
-    std::printf("fraction of the optimum (optimum / best found), median [q1, q3] over %d seed(s): %.4f [%.4f, %.4f]\n", seeds,
+    report::line("fraction of the optimum (optimum / best found), median [q1, q3] over %d seed(s): %.4f [%.4f, %.4f]", seeds,
                 quantile(finals, 0.5), quantile(finals, 0.25), quantile(finals, 0.75));
     for (std::size_t i = 0; i < at.size(); ++i)
-      std::printf("  after %5zu evaluations: %.4f [%.4f, %.4f]\n", at[i], quantile(fractions_at[i], 0.5),
+      report::line("  after %5zu evaluations: %.4f [%.4f, %.4f]", at[i], quantile(fractions_at[i], 0.5),
                   quantile(fractions_at[i], 0.25), quantile(fractions_at[i], 0.75));
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "galapagos simulate: %s\n", e.what());
+    report::problem("galapagos simulate: %s", e.what());
     return 2;
   }
 }

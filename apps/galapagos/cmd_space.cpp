@@ -12,6 +12,7 @@
 #include "options.hpp"
 #include "core/rng.hpp"
 #include "families/family.hpp"
+#include "util/report.hpp"
 
 namespace po = boost::program_options;
 
@@ -80,37 +81,37 @@ int space_command(const std::vector<std::string>& args) {
       for (const auto& s : sample) j["sample"].push_back(nlohmann::json::parse(s));
       j["baselines"] = nlohmann::json::array();
       for (const auto& bl : b.baselines) j["baselines"].push_back(bl.name);
-      std::cout << j.dump() << "\n";
+      report::line("%s", j.dump().c_str());
       return valid > 0 ? 0 : 1;
     }
-    std::printf("%s on %s (%s)\ntemplate: %s\n\nparameters (%zu):\n", fam.name.c_str(), backend.c_str(),
+    report::line("%s on %s (%s)\ntemplate: %s\n\nparameters (%zu):", fam.name.c_str(), backend.c_str(),
                 fam.toml_file.c_str(), b.tmpl.source.c_str(), space.parameters().size());
     for (const auto& p : space.parameters()) {
       std::string values;
       for (const auto& v : p.values) values += (values.empty() ? "" : ", ") + v;
-      std::printf("  %-12s %2zu values: %s\n", p.name.c_str(), p.values.size(), values.c_str());
+      report::line("  %-12s %2zu values: %s", p.name.c_str(), p.values.size(), values.c_str());
     }
-    std::printf("\nconstraints (%zu):\n", b.constraints.size());
-    for (const auto& c : b.constraints) std::printf("  %s\n", c->text().c_str());
-    if (b.constraints.empty()) std::printf("  (none)\n");
-    std::printf("\nspace: %.0f points in the Cartesian product, %s%.0f valid (%.1f%%)\n", product, exact ? "" : "about ",
+    report::line("\nconstraints (%zu):", b.constraints.size());
+    for (const auto& c : b.constraints) report::line("  %s", c->text().c_str());
+    if (b.constraints.empty()) report::line("  (none)");
+    report::line("\nspace: %.0f points in the Cartesian product, %s%.0f valid (%.1f%%)", product, exact ? "" : "about ",
                 valid, product > 0 ? 100 * valid / product : 0.0);
-    if (!exact) std::printf("  (estimated from %d uniform draws: the space is too large to count)\n", estimate_draws);
-    std::printf("baselines: ");
-    for (std::size_t i = 0; i < b.baselines.size(); ++i) std::printf("%s%s", i ? ", " : "", b.baselines[i].name.c_str());
-    std::printf("%s\n", b.baselines.empty() ? "(none)" : "");
+    if (!exact) report::line("  (estimated from %d uniform draws: the space is too large to count)", estimate_draws);
+    std::string names;
+    for (const auto& baseline : b.baselines) names += (names.empty() ? "" : ", ") + baseline.name;
+    report::line("baselines: %s", b.baselines.empty() ? "(none)" : names.c_str());
     if (valid <= 0) {
-      std::printf("\nno point satisfies the constraints: a search of this space cannot start\n");
+      report::line("\nno point satisfies the constraints: a search of this space cannot start");
       return 1;
     }
-    std::printf("\nsample of %zu valid points (seed %llu):\n", sample.size(),
+    report::line("\nsample of %zu valid points (seed %llu):", sample.size(),
                 static_cast<unsigned long long>(vm["seed"].as<std::uint64_t>()));
-    for (const auto& s : sample) std::printf("  %s\n", s.c_str());
-    if (wanted < requested) std::printf("  (--sample %d capped at the %d valid points)\n", requested, wanted);
-    std::printf("\na search evaluates at most islands x [search] budget points (a genome is never evaluated twice "
-                "on an island)\n");
+    for (const auto& s : sample) report::line("  %s", s.c_str());
+    if (wanted < requested) report::line("  (--sample %d capped at the %d valid points)", requested, wanted);
+    report::line("\na search evaluates at most islands x [search] budget points (a genome is never evaluated twice "
+                "on an island)");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "galapagos space: %s\n", e.what());
+    report::problem("galapagos space: %s", e.what());
     return 2;
   }
   return 0;

@@ -13,6 +13,7 @@
 #include "archipelago/stop_request.hpp"
 #include "commands.hpp"
 #include "util/build_info.hpp"
+#include "util/report.hpp"
 
 namespace {
 
@@ -38,7 +39,7 @@ const char* usage =
     "        1 FLAGGED (fails on held-out problems), 2 usage or bad file\n"
     "  space FAMILY [--backend B] [--sample N] [--seed S] [--json]\n"
     "        size of a family's parameter space, its constraints and a sample of valid points\n"
-    "  version\n";
+    "  version";
 
 }  // namespace
 
@@ -50,7 +51,8 @@ int main(int argc, char** argv) {
     execv("/proc/self/exe", argv);
   }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::fputs(usage, argc < 2 ? stderr : stdout);
+    if (argc < 2) galapagos::report::problem("%s", usage);
+    else galapagos::report::line("%s", usage);
     return argc < 2 ? 2 : 0;
   }
   // Candidates run as the same user: without this they could read the expected outputs out of
@@ -59,14 +61,14 @@ int main(int argc, char** argv) {
   const std::string cmd = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "version" || cmd == "--version") {
-    std::printf("galapagos %s (%s)\n", galapagos::build_info::version, galapagos::build_info::git_revision);
+    galapagos::report::line("galapagos %s (%s)", galapagos::build_info::version, galapagos::build_info::git_revision);
     return 0;
   }
   if (cmd == "simulate") return galapagos::cli::simulate_command(args);  // runs no kernels: no Kokkos
   if (cmd == "report") return galapagos::cli::report_command(args);  // runs no kernels: no Kokkos
   if (cmd == "space") return galapagos::cli::space_command(args);
   if (cmd != "run" && cmd != "eval" && cmd != "resume" && cmd != "export") {
-    std::fprintf(stderr, "galapagos: unknown command '%s'\n%s", cmd.c_str(), usage);
+    galapagos::report::problem("galapagos: unknown command '%s'\n%s", cmd.c_str(), usage);
     return 2;
   }
   // A stop request (SIGTERM, SIGUSR1) that arrives while the run starts up is kept, not fatal.

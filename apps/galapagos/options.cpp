@@ -1,4 +1,5 @@
 #include "options.hpp"
+#include "util/report.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -105,12 +106,14 @@ int parse_command_line(const std::string& command, const std::vector<std::string
     po::store(parsed, vm);
     po::notify(vm);
     if (vm.count("help")) {
-      std::cout << opts << "\n";
+      std::ostringstream text;
+      text << opts;
+      report::line("%s", text.str().c_str());
       return 0;
     }
     if (check) check(vm);
   } catch (const po::error& e) {
-    std::fprintf(stderr, "galapagos %s: %s\n", command.c_str(), e.what());
+    report::problem("galapagos %s: %s", command.c_str(), e.what());
     return 2;
   }
   return -1;

@@ -39,6 +39,7 @@
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/report.hpp"
 #include "util/utc.hpp"
 
 namespace galapagos::archipelago {
@@ -112,7 +113,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
   return search(comm, search_start{config, o, std::nullopt, nullptr});
 }
 
-int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quiet, bool verbose) {
+int resume_search(MPI_Comm comm, const std::filesystem::path& results) {
   install_stop_handlers();
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -149,17 +150,15 @@ int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quie
   broadcast(problem);
   MPI_Bcast(&finished, 1, MPI_INT, 0, comm);
   if (!problem.empty()) {
-    if (rank == 0) std::fprintf(stderr, "galapagos: %s\n", problem.c_str());
+    if (rank == 0) report::problem("galapagos: %s", problem.c_str());
     return 2;
   }
   if (finished) {
-    if (rank == 0) std::printf("%s: the run is finished; nothing to resume\n", results.c_str());
+    if (rank == 0) report::line("%s: the run is finished; nothing to resume", results.c_str());
     return 0;
   }
   broadcast(text);
   run_overrides o;
-  o.quiet = quiet;
-  o.verbose = verbose;
   return search(comm, search_start{results, o, resume_plan_from_json(text), std::move(lock)});
 }
 
@@ -179,8 +178,8 @@ int search(MPI_Comm comm, const search_start& st) {
     int failed = problem.empty() ? 0 : 1, any_failed = 0, rank0_failed = failed;
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm);
     MPI_Bcast(&rank0_failed, 1, MPI_INT, 0, comm);
-    if (failed && rank == 0) std::fprintf(stderr, "galapagos: %s\n", problem.c_str());
-    if (failed && rank != 0 && !rank0_failed) std::fprintf(stderr, "galapagos (rank %d): %s\n", rank, problem.c_str());
+    if (failed && rank == 0) report::problem("galapagos: %s", problem.c_str());
+    if (failed && rank != 0 && !rank0_failed) report::problem("galapagos (rank %d): %s", rank, problem.c_str());
     return any_failed == 0;
   };
   std::shared_ptr<store::results_lock> lock = st.lock;
@@ -331,7 +330,7 @@ int search(MPI_Comm comm, const search_start& st) {
   // not fit this family's space is refused here, before anything is written).
   message_channel migrants(comm), records(comm);
   stop_request stop(comm, s->config.grace_s);
-  run::island_driver runner(*s, migrants, records, stop, best_baseline[0], best_name, o.quiet, o.verbose);
+  run::island_driver runner(*s, migrants, records, stop, best_baseline[0], best_name);
   runner.set_group(groups.members());
   try {
     if (st.plan) runner.restore(*st.plan);
@@ -387,7 +386,7 @@ int search(MPI_Comm comm, const search_start& st) {
     const std::vector<store::baseline_row>& rows = baseline_rows;
     for (const auto& [hash, text] : baseline_sources) file->add_source(hash, text);
     for (const auto& b : rows)
-      std::printf("baseline %s%s: %s (roofline %.0f%%)\n", groups.mixed() ? (groups.kind_of()[static_cast<std::size_t>(b.island)] + " ").c_str() : "",
+      report::line("baseline %s%s: %s (roofline %.0f%%)", groups.mixed() ? (groups.kind_of()[static_cast<std::size_t>(b.island)] + " ").c_str() : "",
                   b.name.c_str(), format_seconds(b.time_median_s).c_str(), 100 * b.roofline_fraction);
     file->append(rows);
     // The session (this start of the run) and the checkpoint's own settings.
@@ -417,23 +416,22 @@ int search(MPI_Comm comm, const search_start& st) {
     file->set_attribute("/checkpoint", "budget", s->settings.budget);
     file->set_attribute("/checkpoint", "replay_delay_s", s->settings.replay_delay_s);
     file->set_attribute("/checkpoint", "sessions", session + 1);
-    checkpoints = std::make_unique<checkpoint_writer>(*file, cfg.out, size, o.quiet || runner.live_progress());
+    checkpoints = std::make_unique<checkpoint_writer>(*file, cfg.out, size, runner.live_progress());
     if (st.plan) {
       checkpoints->set_history(st.plan->checkpoints, st.plan->checkpoint_time_s);
       for (const auto& isl : st.plan->per_island)
         if (isl.snapshot) checkpoints->note(*isl.snapshot);
-      std::printf("resuming %s: session %d, islands at generations %s, baselines measured again%s\n", cfg.out.c_str(), session,
+      report::line("resuming %s: session %d, islands at generations %s, baselines measured again%s", cfg.out.c_str(), session,
                   (generations + "]").c_str(), s->replay ? " (replayed)" : "");
     }
     checkpoints->write(true);
     const double startup_s = since_start();
     file->set_attribute(group, "startup_s", startup_s);
-    std::printf("start-up: %.1f s (machine probe %s %.1f s, template build check %.1f s, baselines %.1f s)\n", startup_s,
+    report::line("start-up: %.1f s (machine probe %s %.1f s, template build check %.1f s, baselines %.1f s)", startup_s,
                 probe_origin, probe_s, template_s, baselines_s);
-    std::printf("search: %d islands, budget %d evaluations each, fitness size %s, floor %s\n", size, cfg.budget,
+    report::line("search: %d islands, budget %d evaluations each, fitness size %s, floor %s", size, cfg.budget,
                 s->evaluator->fitness_description().c_str(),
                 format_seconds(s->evaluator->floor_s(s->evaluator->fitness_size())).c_str());
-    std::fflush(stdout);
   }
 
   runner.set_checkpoints(checkpoints.get());
@@ -471,13 +469,13 @@ int search(MPI_Comm comm, const search_start& st) {
       }
       json w = nullptr;
       if (best) w = final_comparison(*s, *best, best_source, groups.kind_of()[static_cast<std::size_t>(rank)] + " ", code);
-      else std::printf("%s: no correct candidate was found\n", groups.kind_of()[static_cast<std::size_t>(rank)].c_str());
+      else report::line("%s: no correct candidate was found", groups.kind_of()[static_cast<std::size_t>(rank)].c_str());
       send_text(comm, 0, w.dump());
     }
   }
   auto report_checkpoints = [&] {
     const double session_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - session_t0).count();
-    std::printf("checkpoints: %d written, %.1f ms each on average (%.2f%% of this session's %.1f s)\n", checkpoints->count(),
+    report::line("checkpoints: %d written, %.1f ms each on average (%.2f%% of this session's %.1f s)", checkpoints->count(),
                 checkpoints->count() ? 1e3 * checkpoints->total_s() / checkpoints->count() : 0.0,
                 session_s > 0 ? 100 * checkpoints->session_s() / session_s : 0.0, session_s);
   };
@@ -486,13 +484,12 @@ int search(MPI_Comm comm, const search_start& st) {
     file->close();
     std::filesystem::remove(working);  // the same as the results file now
     report_checkpoints();
-    std::printf("stopped: every island is checkpointed; continue with: galapagos resume %s\n", cfg.out.c_str());
-    std::fflush(stdout);
+    report::line("stopped: every island is checkpointed; continue with: galapagos resume %s", cfg.out.c_str());
   } else if (rank == 0) {
     checkpoints->write(true);
     const auto& best = runner.best_row();
     if (!best) {
-      std::printf("no correct candidate was found: see %s\n", cfg.out.c_str());
+      report::line("no correct candidate was found: see %s", cfg.out.c_str());
     } else {
       write_winner(*file, "/winner", final_comparison(*s, *best, runner.variant_source(best->source_hash),
                                                       groups.mixed() ? groups.kind_of()[0] + " " : "", code));
@@ -511,8 +508,7 @@ int search(MPI_Comm comm, const search_start& st) {
     std::error_code ignored;
     std::filesystem::remove(store::temporary_path(cfg.out), ignored);
     report_checkpoints();
-    std::printf("results: %s\n", std::filesystem::absolute(cfg.out).c_str());
-    std::fflush(stdout);
+    report::line("results: %s", std::filesystem::absolute(cfg.out).c_str());
     file.reset();
   }
   MPI_Request done;

@@ -25,6 +25,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
 // seed and replay recording; the baselines are measured again. Returns 0 when the run finished
 // or was stopped again (checkpointed), 0 with a message when it had already finished, 2 when
 // the file cannot be resumed (one line on stderr naming it; the file is left untouched).
-int resume_search(MPI_Comm comm, const std::filesystem::path& results, bool quiet, bool verbose = false);
+// Both print through the console (util/report.hpp) at the level the command configured.
+int resume_search(MPI_Comm comm, const std::filesystem::path& results);
 
 }  // namespace galapagos::archipelago

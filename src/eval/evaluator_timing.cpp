@@ -11,6 +11,7 @@
 #include "eval/problem.hpp"
 #include "util/error.hpp"
 #include "util/stats.hpp"
+#include "util/report.hpp"
 
 namespace galapagos::eval {
 
@@ -35,7 +36,7 @@ bool evaluator::calibrate(session& s, measurement& m) {
     elapsed = r.elapsed_s;
     events = r.reply.time_s;
     if (std::getenv("GALAPAGOS_TIMING_TRACE"))
-      std::fprintf(stderr, "calibration (flags %d): elapsed %.1f us, worker %.1f us\n", flags, 1e6 * elapsed, 1e6 * events);
+      report::problem("calibration (flags %d): elapsed %.1f us, worker %.1f us", flags, 1e6 * elapsed, 1e6 * events);
     return true;
   };
   double least = std::numeric_limits<double>::infinity(), elapsed = 0, events = 0;
@@ -164,7 +165,7 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
     const double own = std::max(0.0, r.elapsed_s - s.empty_run_s);
     if (worker_s) *worker_s = r.reply.time_s;
     if (std::getenv("GALAPAGOS_TIMING_TRACE"))
-      std::fprintf(stderr, "run: elapsed %.1f us, empty %.1f us, worker %.1f us\n", 1e6 * r.elapsed_s, 1e6 * s.empty_run_s,
+      report::problem("run: elapsed %.1f us, empty %.1f us, worker %.1f us", 1e6 * r.elapsed_s, 1e6 * s.empty_run_s,
                    1e6 * r.reply.time_s);
     // A worker clock that saw more time than passed around the request has been tampered with
     // (the bound in the other direction is the figure itself).

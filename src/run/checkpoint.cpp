@@ -15,6 +15,7 @@
 #include "util/error.hpp"
 #include "util/json.hpp"
 #include "util/params_json.hpp"
+#include "util/report.hpp"
 #include "util/utc.hpp"
 
 namespace galapagos::run {
@@ -101,8 +102,8 @@ std::vector<core::individual> population_from_json(const core::island& island, c
 
 // --- checkpoint_writer ----------------------------------------------------------------------
 
-checkpoint_writer::checkpoint_writer(store::results_file& working, std::filesystem::path target, int islands, bool quiet)
-    : working_(working), target_(std::move(target)), islands_(islands), quiet_(quiet) {}
+checkpoint_writer::checkpoint_writer(store::results_file& working, std::filesystem::path target, int islands, bool status_line)
+    : working_(working), target_(std::move(target)), islands_(islands), status_line_(status_line) {}
 
 void checkpoint_writer::note(const std::string& snapshot_json) { note(snapshot_from_json(snapshot_json)); }
 
@@ -155,10 +156,8 @@ void checkpoint_writer::write(bool announce) {
   dirty_ = false;
   if (gen != announced_ || announce) {
     announced_ = gen;
-    if (!quiet_ || announce) {
-      std::printf("checkpoint written: generation %d, %s\n", gen, target_.c_str());
-      std::fflush(stdout);
-    }
+    if (announce) report::line("checkpoint written: generation %d, %s", gen, target_.c_str());
+    else if (!status_line_) report::progress("checkpoint written: generation %d, %s", gen, target_.c_str());
   }
 }
 

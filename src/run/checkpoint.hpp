@@ -65,7 +65,9 @@ struct run_settings {
 // Rank 0: the latest state of every island, written into the working copy and published.
 class checkpoint_writer {
  public:
-  checkpoint_writer(store::results_file& working, std::filesystem::path target, int islands, bool quiet);
+  // status_line: a live status line shows the progress, so checkpoints are announced only when
+  // write() is asked to (otherwise each new generation's is, unless --quiet).
+  checkpoint_writer(store::results_file& working, std::filesystem::path target, int islands, bool status_line);
   // The state that came with an island's records (snapshot JSON), or one restored from a file.
   void note(const std::string& snapshot_json);
   void note(const island_snapshot& s);
@@ -87,7 +89,7 @@ class checkpoint_writer {
   store::results_file& working_;
   std::filesystem::path target_;
   int islands_;
-  bool quiet_;
+  bool status_line_;
   std::map<int, island_snapshot> latest_;
   std::map<int, bool> changed_;
   bool dirty_ = true;

@@ -8,6 +8,7 @@
 #include "run/progress.hpp"
 #include "run/records.hpp"
 #include "util/error.hpp"
+#include "util/report.hpp"
 
 namespace galapagos::run {
 
@@ -60,26 +61,25 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
            {"rel_error", w.rel_error}, {"energy_j", w.energy_j}, {"power_w", w.power_w}, {"sm_clock_mhz", w.sm_clock_mhz},
            {"throttled_runs", w.throttled_runs}})
     numbers[key] = value;
-  std::printf("\n%swinner: candidate %lld %s\n", group.c_str(), static_cast<long long>(best.id), best.params.c_str());
+  report::line("\n%swinner: candidate %lld %s", group.c_str(), static_cast<long long>(best.id), best.params.c_str());
   int failed = 0;
   if (m.status != eval::candidate_status::ok) {
-    std::printf("  the winner failed its final check: %s: %s\n", eval::status_name(m.status), m.reason.c_str());
+    report::line("  the winner failed its final check: %s: %s", eval::status_name(m.status), m.reason.c_str());
     failed = 1;
   } else {
-    std::printf("  time %s (min %s, IQR %s, %d interleaved runs)\n", format_seconds(m.time_median_s).c_str(),
+    report::line("  time %s (min %s, IQR %s, %d interleaved runs)", format_seconds(m.time_median_s).c_str(),
                 format_seconds(m.time_min_s).c_str(), format_seconds(m.time_spread_s).c_str(), m.repetitions);
-    std::printf("  speedup %.2fx over %s (%s), roofline fraction %.0f%%\n", speedup, fastest_name.c_str(),
+    report::line("  speedup %.2fx over %s (%s), roofline fraction %.0f%%", speedup, fastest_name.c_str(),
                 format_seconds(fastest).c_str(), 100 * m.roofline_fraction());
     for (std::size_t i = 1; i < ms.size(); ++i)
-      std::printf("  baseline %s: %s, roofline fraction %.0f%%\n", b.baselines[i - 1].name.c_str(),
+      report::line("  baseline %s: %s, roofline fraction %.0f%%", b.baselines[i - 1].name.c_str(),
                   format_seconds(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
     for (std::size_t i = 0; i < ms.size(); ++i)
       if (std::isfinite(ms[i].energy_j))
-        std::printf("  energy %s: %.3g mJ per call at %.0f W, SM clock %.0f MHz, %d of %d timed runs throttled\n",
+        report::line("  energy %s: %.3g mJ per call at %.0f W, SM clock %.0f MHz, %d of %d timed runs throttled",
                     i == 0 ? "winner" : b.baselines[i - 1].name.c_str(), 1e3 * ms[i].energy_j, ms[i].power_w,
                     ms[i].sm_clock_mhz, ms[i].throttled_runs, static_cast<int>(ms[i].sm_clocks_mhz.size()));
   }
-  std::fflush(stdout);
   code = std::max(code, failed);
   // JSON has no NaN: numbers that are not measured travel as null and are written as NaN.
   for (auto& [key, value] : numbers.items())

@@ -5,10 +5,10 @@ namespace galapagos::run {
 using nlohmann::json;
 
 island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_signal& stop, double best_baseline_s,
-                          std::string best_baseline_name, bool quiet, bool verbose)
+                          std::string best_baseline_name)
     : s_(s), migrants_(migrants), records_(records), stop_(stop), best_baseline_s_(best_baseline_s),
-      best_baseline_name_(std::move(best_baseline_name)), quiet_(quiet),
-      progress_(progress_display::for_rank(migrants.rank(), quiet ? verbosity::quiet : verbose ? verbosity::verbose : verbosity::normal)),
+      best_baseline_name_(std::move(best_baseline_name)),
+      progress_(progress_display::for_rank(migrants.rank(), report::level())),
       island_(*s.space, s.config.ga, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(migrants.rank()))),
       scheduled_(s.replay != nullptr && s.config.migration.arrival == "auto") {
   const int me = migrants.rank();
@@ -52,11 +52,8 @@ void island_driver::impl::profile_elites() {
     }
     for (const auto& pm : metrics)
       batch_.profiles.push_back({ind.id, migrants_.rank(), pm.kernel, pm.launch, pm.metric, pm.unit, pm.value});
-    if (!quiet_) {
-      if (metrics.empty()) std::printf("island %d: profiling candidate %lld: %s\n", migrants_.rank(), static_cast<long long>(ind.id), why.c_str());
-      else std::printf("island %d: profiled candidate %lld (%zu metrics)\n", migrants_.rank(), static_cast<long long>(ind.id), metrics.size());
-      std::fflush(stdout);
-    }
+    if (metrics.empty()) report::progress("island %d: profiling candidate %lld: %s", migrants_.rank(), static_cast<long long>(ind.id), why.c_str());
+    else report::progress("island %d: profiled candidate %lld (%zu metrics)", migrants_.rank(), static_cast<long long>(ind.id), metrics.size());
   }
 }
 
@@ -211,9 +208,8 @@ void island_driver::impl::take_result(const core::point& p, const store::candida
 
 void island_driver::impl::take_rest_of_carried() {
   if (carried_.empty()) return;
-  if (!quiet_)
-    std::printf("island %d: %zu candidates measured before the stop were not proposed again; generation %d takes them as evaluated\n",
-                migrants_.rank(), carried_.size(), island_.generation() + 1);
+  report::progress("island %d: %zu candidates measured before the stop were not proposed again; generation %d takes them as evaluated",
+                   migrants_.rank(), carried_.size(), island_.generation() + 1);
   for (const auto& [key, c] : carried_) take_result(c.first, c.second);
   carried_.clear();
 }
@@ -225,9 +221,9 @@ void island_driver::impl::keep_unfinished(int carried_before, double wall_s) {
   s.wall_time_s = wall_s;
   batch_.state = to_json_text(s);
   flush_records();
-  if (!quiet_ && s.unfinished > 0)
-    std::printf("island %d: generation %d stopped after %d of its candidates; they are kept, and a resumed run completes the generation\n",
-                migrants_.rank(), s.generation + 1, s.unfinished);
+  if (s.unfinished > 0)
+    report::progress("island %d: generation %d stopped after %d of its candidates; they are kept, and a resumed run completes the generation",
+                     migrants_.rank(), s.generation + 1, s.unfinished);
 }
 
 void island_driver::impl::report_generation(double wall_s) {
@@ -238,7 +234,7 @@ void island_driver::impl::report_generation(double wall_s) {
   const double speedup = std::isfinite(best_time_) ? best_baseline_s_ / best_time_ : nan;
   const double busy_s = s_.evaluator->device_busy_s() - busy_at_start_s_;
   batch_.generations.push_back({rank, gen, evaluated_, failed_, best_time_, speedup, wall_s, busy_s});
-  if (progress_.level() == verbosity::verbose)  // this generation's correct candidates (failures are shown as they fail)
+  if (report::level() == verbosity::verbose)  // this generation's correct candidates (failures are shown as they fail)
     for (const auto& c : batch_.candidates)
       if (c.island == rank && c.generation == gen && c.status == "ok")
         progress_.candidate(rank, static_cast<long long>(c.id), c.status, c.reason, c.time_median_s, c.params);
@@ -260,20 +256,21 @@ void island_driver::impl::flush_records() {
 
 void island_driver::impl::report_orchestration(double search_s) {
   const double orchestration_s = std::max(0.0, search_s - spent_.evaluating_s - spent_.model_s);
+  const double logic_s = std::max(0.0, orchestration_s - spent_.mpi_s - spent_.migration_s - spent_.hdf5_s);
   char model[64] = "";
   if (llm_) std::snprintf(model, sizeof model, "; waiting for the model %.3f s", spent_.model_s);
-  std::printf("island %d: orchestration %.4f s of %.3f s (%.2f%%): MPI %.4f s, migration %.4f s, HDF5 %.4f s, "
-              "search logic %.4f s; evaluating %.3f s%s\n",
-              migrants_.rank(), orchestration_s, search_s, search_s > 0 ? 100 * orchestration_s / search_s : 0.0,
-              spent_.mpi_s, spent_.migration_s, spent_.hdf5_s,
-              std::max(0.0, orchestration_s - spent_.mpi_s - spent_.migration_s - spent_.hdf5_s), spent_.evaluating_s,
-              model);
-  std::fflush(stdout);
+  report::line("island %d: orchestration %.4f s of %.3f s (%.2f%%): MPI %.4f s, migration %.4f s, HDF5 %.4f s, "
+               "search logic %.4f s; evaluating %.3f s%s",
+               migrants_.rank(), orchestration_s, search_s, search_s > 0 ? 100 * orchestration_s / search_s : 0.0,
+               spent_.mpi_s, spent_.migration_s, spent_.hdf5_s, logic_s, spent_.evaluating_s, model);
+  batch_.orchestration.push_back({session_, migrants_.rank(), search_s, spent_.evaluating_s, spent_.model_s, orchestration_s,
+                                  spent_.mpi_s, spent_.migration_s, spent_.hdf5_s, logic_s});
+  flush_records();
 }
 
 island_driver::island_driver(setup& s, mailbox& migrants, mailbox& records, stop_signal& stop, double best_baseline_s,
-                             std::string best_baseline_name, bool quiet, bool verbose)
-    : impl_(std::make_unique<impl>(s, migrants, records, stop, best_baseline_s, std::move(best_baseline_name), quiet, verbose)) {}
+                             std::string best_baseline_name)
+    : impl_(std::make_unique<impl>(s, migrants, records, stop, best_baseline_s, std::move(best_baseline_name))) {}
 island_driver::~island_driver() = default;
 void island_driver::restore(const resume_plan& p) { impl_->restore(p); }
 void island_driver::set_group(std::vector<int> members) { impl_->set_group(std::move(members)); }

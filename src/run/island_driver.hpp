@@ -21,9 +21,10 @@ class island_driver {
  public:
   // `migrants` carries elites between islands, `records` the result records to island 0 (two
   // mailboxes, so that neither's messages are taken for the other's). best_baseline_s: the
-  // fastest baseline's time, which speedups are over.
+  // fastest baseline's time, which speedups are over. What it prints goes through the console
+  // (util/report.hpp), at the level the command configured.
   island_driver(setup& s, mailbox& migrants, mailbox& records, stop_signal& stop, double best_baseline_s,
-                std::string best_baseline_name, bool quiet, bool verbose = false);
+                std::string best_baseline_name);
   ~island_driver();
   island_driver(const island_driver&) = delete;
   island_driver& operator=(const island_driver&) = delete;

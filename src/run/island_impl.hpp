@@ -69,7 +69,7 @@ struct todo_item {
 class island_driver::impl {
  public:
   impl(setup& s, mailbox& migrants, mailbox& records, stop_signal& stop, double best_baseline_s,
-       std::string best_baseline_name, bool quiet, bool verbose = false);
+       std::string best_baseline_name);
 
   // Runs the island to its budget. On rank 0 `file` receives every island's records.
   void run(store::results_file* file);
@@ -177,8 +177,8 @@ class island_driver::impl {
   void flush_records();
 
   // Where this session's search time went: evaluating (compiling, checking, timing, or serving
-  // a recording) and waiting for a language model, against the orchestration around them
-  // (bench/orchestration.py reads this line).
+  // a recording) and waiting for a language model, against the orchestration around them: one
+  // line, and one /orchestration row of the results file (bench/orchestration.py reads those).
   void report_orchestration(double search_s);
 
   setup& s_;
@@ -187,7 +187,6 @@ class island_driver::impl {
   stop_signal& stop_;
   double best_baseline_s_;
   std::string best_baseline_name_;
-  bool quiet_;
   progress_display progress_;  // the generation lines, or rank 0's live line on a terminal
   core::island island_;
   store::results_file* file_ = nullptr;
@@ -223,6 +222,7 @@ class island_driver::impl {
   bool halted_ = false;            // scheduled migrants cannot come before a stop: leave the loop
   bool stopped_ = false;           // the loop ended on a stop request, not at its end
   double wall_offset_s_ = 0;       // search time of earlier sessions
+  int session_ = 0;                // this start of the run (0: the first; resume_plan::session)
   double longest_eval_s_ = 0;
   std::string generation_start_;  // snapshot JSON of the island as the generation in flight found it
   // Rows of a generation a stop request cut short in an earlier session, by carried_key().

@@ -85,16 +85,14 @@ void island_driver::impl::vary_with_llm() {
     row.prompt = c.prompt;
     row.response = c.reply.text;
     batch_.llm_calls.push_back(std::move(row));
-    if (!quiet_)
-      std::printf("island %d: LLM %s turn %d: %s%s\n", rank, c.model.c_str(), c.turn, c.outcome.c_str(),
-                  c.candidate_id >= 0 ? (" (candidate " + std::to_string(c.candidate_id) + ")").c_str() : "");
+    report::progress("island %d: LLM %s turn %d: %s%s", rank, c.model.c_str(), c.turn, c.outcome.c_str(),
+                     c.candidate_id >= 0 ? (" (candidate " + std::to_string(c.candidate_id) + ")").c_str() : "");
   }
-  if (llm_->exhausted() && !llm_exhausted_reported_ && !quiet_) {
-    std::printf("island %d: the LLM budget is spent (%lld tokens, cost %.4g): genomes only from now on\n", rank,
-                static_cast<long long>(llm_->tokens_spent()), llm_->cost_spent());
+  if (llm_->exhausted() && !llm_exhausted_reported_) {
+    report::progress("island %d: the LLM budget is spent (%lld tokens, cost %.4g): genomes only from now on", rank,
+                     static_cast<long long>(llm_->tokens_spent()), llm_->cost_spent());
     llm_exhausted_reported_ = true;
   }
-  std::fflush(stdout);
 }
 
 std::map<std::string, std::string> island_driver::impl::prompt_values() const {

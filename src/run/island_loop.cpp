@@ -122,11 +122,11 @@ void island_driver::impl::run(store::results_file* file) {
   (void)rank;
   report_orchestration(wall_now() - wall_offset_s_);
   if (stopped_ || stop_.requested()) return;
-  if (s_.config.backend != "cpu" && !quiet_) {
+  if (s_.config.backend != "cpu") {
     const double wall_s = wall_now();
     const double busy_s = s_.evaluator->device_busy_s() - busy_at_start_s_;
-    std::printf("island %d: the device was held for measuring %.0f%% of the search's %.1f s\n", rank,
-                wall_s > 0 ? 100 * busy_s / wall_s : 0.0, wall_s);
+    report::progress("island %d: the device was held for measuring %.0f%% of the search's %.1f s", rank,
+                     wall_s > 0 ? 100 * busy_s / wall_s : 0.0, wall_s);
   }
   profile_elites();
   flush_records();
@@ -135,6 +135,7 @@ void island_driver::impl::run(store::results_file* file) {
 void island_driver::impl::restore(const resume_plan& p) {
   const int rank = migrants_.rank();
   const auto& me = p.per_island.at(static_cast<std::size_t>(rank));
+  session_ = p.session;
   // A source the run evaluated: an LLM-made rewrite, registered again from its stored text, or
   // the family's template.
   auto variant_of = [&](const std::string& hash) {

@@ -1,9 +1,9 @@
 #include "run/progress.hpp"
 
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 
@@ -45,14 +45,6 @@ double budget_share(const generation_status& s) {
   return s.budget > 0 ? std::min(1.0, static_cast<double>(s.evaluated) / s.budget) : 0.0;
 }
 
-// Columns of the terminal behind `out` (80 when unknown): a live line must never wrap, or the
-// carriage return that redraws it would leave its first part behind.
-std::size_t columns(std::FILE* out) {
-  winsize w{};
-  if (ioctl(fileno(out), TIOCGWINSZ, &w) == 0 && w.ws_col > 10) return w.ws_col;
-  return 80;
-}
-
 }  // namespace
 
 std::string progress_display::plain_line(const generation_status& s) {
@@ -73,8 +65,7 @@ std::string progress_display::live_line(const generation_status& s) {
   return buf;
 }
 
-progress_display::progress_display(std::FILE* out, verbosity v, bool live)
-    : out_(out), level_(v), live_(live && v == verbosity::normal) {}
+progress_display::progress_display(verbosity v, bool live) : level_(v), live_(live && v == verbosity::normal) {}
 
 progress_display progress_display::for_rank(int rank, verbosity v) {
   // mpirun (Open MPI) hands its ranks a pseudo-terminal whatever its own output is, a batch log
@@ -83,60 +74,24 @@ progress_display progress_display::for_rank(int rank, verbosity v) {
   const std::string mode = asked ? asked : "";
   const bool launched = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_RANK") || std::getenv("SLURM_STEP_ID");
   const bool live = mode == "live" || (mode != "plain" && !launched);
-  return progress_display(stdout, v, rank == 0 && live && isatty(fileno(stdout)) == 1);
-}
-
-progress_display::progress_display(progress_display&& o) noexcept
-    : out_(o.out_), level_(o.level_), live_(o.live_), shown_(std::move(o.shown_)) {
-  o.shown_.clear();
-}
-
-progress_display::~progress_display() { finish(); }
-
-void progress_display::redraw() {
-  std::string line = shown_;
-  const std::size_t width = columns(out_) - 1;
-  if (line.size() > width) line.resize(width);
-  std::fprintf(out_, "\r\033[K%s", line.c_str());
-  std::fflush(out_);
+  return progress_display(v, rank == 0 && live && isatty(fileno(stdout)) == 1);
 }
 
 void progress_display::generation(const generation_status& s) {
-  if (level_ == verbosity::quiet) return;
-  if (live_) {
-    shown_ = live_line(s);
-    redraw();
-    return;
-  }
-  std::fprintf(out_, "%s\n", plain_line(s).c_str());
-  std::fflush(out_);
+  if (live_) report::status(live_line(s));
+  else report::progress("%s", plain_line(s).c_str());
 }
 
 void progress_display::candidate(int island, long long id, const std::string& status, const std::string& reason,
                                  double time_s, const std::string& params) {
-  if (level_ == verbosity::quiet || (status == "ok" && level_ != verbosity::verbose)) return;
-  char buf[512];
   if (status == "ok")
-    std::snprintf(buf, sizeof buf, "island %d: candidate %lld ok: %s %s", island, id, format_seconds(time_s).c_str(),
-                  params.c_str());
+    report::detail("island %d: candidate %lld ok: %s %s", island, id, format_seconds(time_s).c_str(), params.c_str());
   else
-    std::snprintf(buf, sizeof buf, "island %d: candidate %lld %s: %s", island, id, status.c_str(),
-                  reason.substr(0, 200).c_str());
-  message(buf);
-}
-
-void progress_display::message(const std::string& line) {
-  if (live_ && !shown_.empty()) std::fputs("\r\033[K", out_);
-  std::fprintf(out_, "%s\n", line.c_str());
-  if (live_ && !shown_.empty()) redraw();
-  std::fflush(out_);
+    report::progress("island %d: candidate %lld %s: %s", island, id, status.c_str(), reason.substr(0, 200).c_str());
 }
 
 void progress_display::finish() {
-  if (!live_ || shown_.empty()) return;
-  std::fputc('\n', out_);
-  std::fflush(out_);
-  shown_.clear();
+  if (live_) report::end_status();
 }
 
 }  // namespace galapagos::run

@@ -1,14 +1,14 @@
 // How a search shows its progress. On a terminal, rank 0 keeps one status line redrawn in place
 // (generation, evaluated and failed counts, best so far, share of the budget spent, time left);
 // in batch logs (no terminal) and on the other ranks, one plain line per generation. --quiet
-// shows neither; --verbose never redraws and adds one line per candidate.
+// shows neither; --verbose never redraws and adds one line per candidate. The lines go out
+// through the console (util/report.hpp), at its levels.
 #pragma once
 
-#include <cstdio>
 #include <limits>
 #include <string>
 
-#include "util/verbosity.hpp"
+#include "util/report.hpp"
 
 namespace galapagos::run {
 
@@ -30,24 +30,21 @@ struct generation_status {
 
 class progress_display {
  public:
-  // live: redraw one line in place; else one plain line per generation.
-  progress_display(std::FILE* out, verbosity v, bool live);
+  // live: redraw one line in place (the console's status line); else one plain line per
+  // generation. Live only at the normal level: --verbose and --quiet never redraw.
+  progress_display(verbosity v, bool live);
+  progress_display(const progress_display&) = delete;
+  progress_display& operator=(const progress_display&) = delete;
+  ~progress_display() { finish(); }
   // The display of one island's rank on stdout: live when it is rank 0, stdout is a terminal,
   // the verbosity is normal and no MPI launcher started the process (mpirun gives its ranks a
   // terminal even when its own output is a log); $GALAPAGOS_PROGRESS = live or plain decides.
   static progress_display for_rank(int rank, verbosity v);
-  progress_display(const progress_display&) = delete;
-  progress_display& operator=(const progress_display&) = delete;
-  progress_display(progress_display&& o) noexcept;
-  progress_display& operator=(progress_display&&) = delete;
-  ~progress_display();
 
   void generation(const generation_status& s);
   // One evaluated candidate: failures are shown unless quiet, correct ones only when verbose.
   void candidate(int island, long long id, const std::string& status, const std::string& reason, double time_s,
                  const std::string& params);
-  // Any other line: printed above the live line, which is then drawn again.
-  void message(const std::string& line);
   // Ends the live line so that what follows starts on a line of its own.
   void finish();
 
@@ -60,11 +57,8 @@ class progress_display {
   static double seconds_left(const generation_status& s);
 
  private:
-  void redraw();
-  std::FILE* out_;
   verbosity level_;
   bool live_;
-  std::string shown_;  // the live line now on screen; empty: none
 };
 
 // "1.234 ms", "56.0 us", "-" for a time that is not finite.

@@ -62,6 +62,16 @@ void from_json(const json& j, machine_row& r) {
   r.llc_bytes = j.at("llc_bytes"); r.bandwidth_gbs = num(j.at("bandwidth_gbs")); r.peak_gflops = num(j.at("peak_gflops"));
   r.peak_gflops_f32 = num(j.at("peak_gflops_f32"));
 }
+void to_json(json& j, const orchestration_row& r) {
+  j = json{{"session", r.session}, {"island", r.island}, {"search_s", r.search_s}, {"evaluating_s", r.evaluating_s},
+           {"model_s", r.model_s}, {"orchestration_s", r.orchestration_s}, {"mpi_s", r.mpi_s}, {"migration_s", r.migration_s},
+           {"hdf5_s", r.hdf5_s}, {"logic_s", r.logic_s}};
+}
+void from_json(const json& j, orchestration_row& r) {
+  r.session = j.at("session"); r.island = j.at("island"); r.search_s = j.at("search_s"); r.evaluating_s = j.at("evaluating_s");
+  r.model_s = j.at("model_s"); r.orchestration_s = j.at("orchestration_s"); r.mpi_s = j.at("mpi_s");
+  r.migration_s = j.at("migration_s"); r.hdf5_s = j.at("hdf5_s"); r.logic_s = j.at("logic_s");
+}
 void to_json(json& j, const population_row& r) {
   j = json{{"island", r.island}, {"generation", r.generation}, {"rank", r.rank}, {"candidate_id", r.candidate_id}, {"fitness", num(r.fitness)}};
 }
@@ -120,7 +130,8 @@ using nlohmann::json;
 
 std::string encode(const record_batch& b) {
   json j{{"candidates", b.candidates}, {"populations", b.populations}, {"migrations", b.migrations},
-         {"generations", b.generations}, {"sources", b.sources}, {"profiles", b.profiles}, {"llm_calls", b.llm_calls}, {"state", b.state}};
+         {"generations", b.generations}, {"sources", b.sources}, {"profiles", b.profiles}, {"llm_calls", b.llm_calls},
+         {"orchestration", b.orchestration}, {"state", b.state}};
   return j.dump();
 }
 
@@ -134,6 +145,7 @@ record_batch decode(const std::string& text) {
   j.at("sources").get_to(b.sources);
   j.at("profiles").get_to(b.profiles);
   j.at("llm_calls").get_to(b.llm_calls);
+  j.at("orchestration").get_to(b.orchestration);
   j.at("state").get_to(b.state);
   return b;
 }
@@ -162,6 +174,7 @@ void write_batch(store::results_file& f, const record_batch& b) {
   if (!b.generations.empty()) f.append(b.generations);
   if (!b.profiles.empty()) f.append(b.profiles);
   if (!b.llm_calls.empty()) f.append(b.llm_calls);
+  if (!b.orchestration.empty()) f.append(b.orchestration);
 }
 
 }  // namespace galapagos::run

@@ -19,6 +19,8 @@ void from_json(const nlohmann::json& j, baseline_row& r);
 void to_json(nlohmann::json& j, const llm_call_row& r);
 void from_json(const nlohmann::json& j, llm_call_row& r);
 void to_json(nlohmann::json& j, const machine_row& r);
+void to_json(nlohmann::json& j, const orchestration_row& r);
+void from_json(const nlohmann::json& j, orchestration_row& r);
 void from_json(const nlohmann::json& j, machine_row& r);
 class results_reader;
 }  // namespace galapagos::store
@@ -56,12 +58,13 @@ struct record_batch {
   std::vector<std::pair<std::string, std::string>> sources;  // hash, text
   std::vector<store::profile_row> profiles;
   std::vector<store::llm_call_row> llm_calls;
+  std::vector<store::orchestration_row> orchestration;
   // The island's state after the generation these rows complete (JSON, run/checkpoint.hpp);
   // empty when the batch completes no generation.
   std::string state;
   bool empty() const {
     return candidates.empty() && populations.empty() && migrations.empty() && generations.empty() && sources.empty() &&
-           profiles.empty() && llm_calls.empty() && state.empty();
+           profiles.empty() && llm_calls.empty() && orchestration.empty() && state.empty();
   }
   void clear() { *this = record_batch{}; }
 };

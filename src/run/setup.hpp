@@ -28,8 +28,6 @@ struct run_overrides {
   std::optional<std::filesystem::path> out;
   std::optional<int> budget;
   std::optional<std::uint64_t> seed;
-  bool quiet = false;
-  bool verbose = false;  // every candidate, and plain lines even on a terminal (run/progress.hpp)
   // Serve measurements from this recorded results file instead of measuring (replay mode),
   // sleeping replay_delay_s per served evaluation.
   std::optional<std::filesystem::path> replay;

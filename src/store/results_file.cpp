@@ -1,6 +1,5 @@
-// HDF5 C API implementation of the results file. Each table is described once, as a list of
-// (field name, struct member) pairs; the compound types, the packing of rows into C records and
-// the appending are generic over that list.
+// HDF5 C API implementation of the results file: the schema (each table's fields, table_def<Row>)
+// over the generic typed-table layer (store/typed_table.hpp), and the file's operations.
 #include "store/results_file.hpp"
 
 #include <hdf5.h>
@@ -16,94 +15,11 @@
 #include <variant>
 
 #include "store/hdf5_handle.hpp"
+#include "store/typed_table.hpp"
 #include "util/error.hpp"
 
 namespace galapagos::store {
 namespace detail {
-
-constexpr hsize_t chunk_rows = 256;
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw galapagos::error(path, "cannot " + what + " (" + hdf5_message() + ")");
-}
-
-// Returns `status` (an hid_t or herr_t) or throws when HDF5 reported a failure.
-template <class T>
-T check(T status, const std::string& path, const std::string& what) {
-  if (status < 0) fail(path, what);
-  return status;
-}
-
-// --- UTF-8: the string types are declared UTF-8, so invalid bytes are replaced by U+FFFD ---
-
-// Length of the well-formed UTF-8 sequence starting at s[i], or 0 when there is none.
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) return 1;
-  std::size_t len = 0;
-  unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte (no overlongs/surrogates)
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if (b < (k == 1 ? lo : 0x80u) || b > (k == 1 ? hi : 0xBFu)) return 0;
-  }
-  return len;
-}
-
-bool valid_utf8(std::string_view s) {
-  for (std::size_t i = 0, len; i < s.size(); i += len)
-    if ((len = utf8_sequence_length(s, i)) == 0) return false;
-  return true;
-}
-
-std::string sanitize_utf8(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size();) {
-    if (const std::size_t len = utf8_sequence_length(s, i); len > 0) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
-      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
-      ++i;
-    }
-  }
-  return out;
-}
-
-// A C string for HDF5: the string itself when valid UTF-8, else a sanitized copy kept in
-// `scratch` until the write is done.
-const char* utf8_c_str(const std::string& s, std::deque<std::string>& scratch) {
-  if (valid_utf8(s)) return s.c_str();
-  return scratch.emplace_back(sanitize_utf8(s)).c_str();
-}
-
-// --- table descriptions --------------------------------------------------------------------
-
-template <class Row>
-using member = std::variant<std::int32_t Row::*, std::int64_t Row::*, double Row::*,
-                            std::string Row::*>;
-
-template <class Row>
-struct field {
-  const char* name;  // exactly the struct member's name
-  member<Row> ptr;
-};
-
-template <class Row>
-struct table_def;
 
 template <>
 struct table_def<candidate_row> {
@@ -192,6 +108,21 @@ struct table_def<generation_row> {
 };
 
 template <>
+struct table_def<orchestration_row> {
+  using R = orchestration_row;
+  static constexpr const char* name = "orchestration";
+  static constexpr const char* description =
+      "Where each island's search time went, one row per island and session: evaluating, waiting for the model, "
+      "and galapagos' own orchestration (MPI, migration, HDF5, search logic).";
+  static constexpr const char* units = "every field but session and island: seconds of the session's search";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"session", &R::session}, {"island", &R::island}, {"search_s", &R::search_s},
+      {"evaluating_s", &R::evaluating_s}, {"model_s", &R::model_s}, {"orchestration_s", &R::orchestration_s},
+      {"mpi_s", &R::mpi_s}, {"migration_s", &R::migration_s}, {"hdf5_s", &R::hdf5_s}, {"logic_s", &R::logic_s},
+  });
+};
+
+template <>
 struct table_def<profile_row> {
   using R = profile_row;
   static constexpr const char* name = "profiles";
@@ -238,89 +169,6 @@ struct table_def<machine_row> {
   });
 };
 
-// Number of members of an aggregate of scalars and strings, so that a member added to a row
-// struct without adding it to its table_def fails to compile.
-struct any_value {
-  template <class T>
-  operator T() const;
-};
-template <class T, class... A>
-consteval std::size_t member_count() {
-  if constexpr (requires { T{A{}..., any_value{}}; })
-    return member_count<T, A..., any_value>();
-  else
-    return sizeof...(A);
-}
-
-template <class M>
-struct member_type;
-template <class Row, class T>
-struct member_type<T Row::*> {
-  using type = T;
-};
-
-// The C type a member is stored as in a packed record.
-template <class T>
-using c_type = std::conditional_t<std::is_same_v<T, std::string>, const char*, T>;
-
-template <class T>
-hid_t native_type(hid_t string_type) {
-  if constexpr (std::is_same_v<T, std::int32_t>) return H5T_NATIVE_INT32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return H5T_NATIVE_INT64;
-  else if constexpr (std::is_same_v<T, double>) return H5T_NATIVE_DOUBLE;
-  else return string_type;
-}
-
-// One extendible compound dataset plus the in-memory record layout of its rows: the members
-// in declaration order at their natural alignment, like a C struct.
-template <class Row>
-struct table {
-  std::array<std::size_t, table_def<Row>::fields.size()> offsets{};
-  std::size_t record_size = 0;
-  handle mem_type;
-  handle dataset;
-  hsize_t size = 0;  // rows written
-
-  table() {
-    static_assert(table_def<Row>::fields.size() == member_count<Row>(),
-                  "table_def must list every member of the row, in declaration order");
-    for (std::size_t f = 0; f < offsets.size(); ++f) {
-      std::visit(
-          [&](auto ptr) {
-            using C = c_type<typename member_type<decltype(ptr)>::type>;
-            record_size = (record_size + alignof(C) - 1) / alignof(C) * alignof(C);
-            offsets[f] = record_size;
-            record_size += sizeof(C);
-          },
-          table_def<Row>::fields[f].ptr);
-    }
-    record_size = (record_size + 7) / 8 * 8;  // every member is at most 8 bytes
-  }
-
-  // Packs rows into C records; strings point into `rows` or into `scratch`.
-  std::vector<unsigned char> pack(const std::vector<Row>& rows,
-                                  std::deque<std::string>& scratch) const {
-    std::vector<unsigned char> buffer(rows.size() * record_size);
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      unsigned char* record = buffer.data() + r * record_size;
-      for (std::size_t f = 0; f < offsets.size(); ++f) {
-        std::visit(
-            [&](auto ptr) {
-              const auto& value = rows[r].*ptr;
-              c_type<std::remove_cvref_t<decltype(value)>> stored;
-              if constexpr (std::is_same_v<decltype(stored), const char*>)
-                stored = utf8_c_str(value, scratch);
-              else
-                stored = value;
-              std::memcpy(record + offsets[f], &stored, sizeof stored);
-            },
-            table_def<Row>::fields[f].ptr);
-      }
-    }
-    return buffer;
-  }
-};
-
 }  // namespace detail
 
 using detail::check;
@@ -334,7 +182,7 @@ struct results_file::impl {
   std::tuple<detail::table<candidate_row>, detail::table<baseline_row>,
              detail::table<population_row>, detail::table<migration_row>,
              detail::table<generation_row>, detail::table<machine_row>, detail::table<profile_row>,
-             detail::table<llm_call_row>>
+             detail::table<llm_call_row>, detail::table<orchestration_row>>
       tables;
 
   // Wraps a new identifier, throwing when it is invalid.
@@ -542,6 +390,7 @@ void results_file::append(const std::vector<population_row>& rows) { impl_->appe
 void results_file::append(const std::vector<migration_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<generation_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<machine_row>& rows) { impl_->append(rows); }
+void results_file::append(const std::vector<orchestration_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<profile_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<llm_call_row>& rows) { impl_->append(rows); }
 

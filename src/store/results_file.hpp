@@ -73,6 +73,15 @@ struct generation_row {  // one progress line of one island
   double device_busy_s = 0;  // of wall_time_s, the time the island's device was held for measuring
 };
 
+struct orchestration_row {  // where one island's search time went in one session (start) of the run
+  std::int32_t session = 0, island = 0;
+  double search_s = 0;         // the island's search loop, this session
+  double evaluating_s = 0;     // measuring candidates (or serving replayed measurements)
+  double model_s = 0;          // waiting for the LLM's replies
+  double orchestration_s = 0;  // the rest: mpi_s + migration_s + hdf5_s + logic_s
+  double mpi_s = 0, migration_s = 0, hdf5_s = 0, logic_s = 0;
+};
+
 struct profile_row {  // one profiler metric of one kernel launched by a profiled candidate
   std::int64_t candidate_id = -1;
   std::int32_t island = 0;
@@ -130,6 +139,7 @@ class results_file {
   void append(const std::vector<migration_row>& rows);
   void append(const std::vector<generation_row>& rows);
   void append(const std::vector<machine_row>& rows);
+  void append(const std::vector<orchestration_row>& rows);
   void append(const std::vector<profile_row>& rows);
   void append(const std::vector<llm_call_row>& rows);
   // Stores a source text once under /sources/<hash> (no-op if present).

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <unistd.h>
 #include <string>
 
 #include "run/progress.hpp"
@@ -26,14 +27,16 @@ generation_status status(int gen, int evaluated, int failed, double best_s, doub
   return s;
 }
 
-// Everything a display wrote to a temporary file.
+// Everything a display wrote to a temporary file (the console's output, at level v).
 template <class F>
 std::string written(verbosity v, bool live, F body) {
   std::FILE* f = std::tmpfile();
+  galapagos::report::configure(v, f, f);
   {
-    progress_display d(f, v, live);
+    progress_display d(v, live);
     body(d);
   }
+  galapagos::report::configure(verbosity::normal);
   std::rewind(f);
   std::string out;
   char buf[4096];
@@ -72,6 +75,42 @@ TEST(progress, batch_logs_get_one_plain_line_per_generation_and_the_failures) {
   EXPECT_EQ(out.find('\r'), std::string::npos);
 }
 
+// Every other line of the console goes above a status line, on stdout and stderr alike, and
+// each level shows what it promises.
+TEST(progress, the_console_prints_each_level_and_keeps_the_status_line_at_the_bottom) {
+  std::FILE* f = std::tmpfile();
+  auto text = [&] {
+    std::fflush(f);
+    std::rewind(f);
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+    std::rewind(f);
+    if (ftruncate(fileno(f), 0) != 0) ADD_FAILURE() << "cannot empty the temporary file";
+    return out;
+  };
+  namespace report = galapagos::report;
+  for (auto v : {verbosity::quiet, verbosity::normal, verbosity::verbose}) {
+    report::configure(v, f, f);
+    report::line("winner %d", 7);
+    report::progress("gen %s", "2");
+    report::detail("candidate %.1f", 1.5);
+    report::problem("galapagos: %s", "bad");
+    const std::string want = std::string("winner 7\n") + (v != verbosity::quiet ? "gen 2\n" : "") +
+                             (v == verbosity::verbose ? "candidate 1.5\n" : "") + "galapagos: bad\n";
+    EXPECT_EQ(text(), want) << "level " << static_cast<int>(v);
+  }
+  report::configure(verbosity::normal, f, f);
+  report::status("gen 1");
+  report::line("results: %s", "x.h5");
+  report::status("gen 2");
+  report::end_status();
+  report::end_status();  // nothing more: the line is ended once
+  EXPECT_EQ(text(), "\r\033[Kgen 1\r\033[Kresults: x.h5\n\r\033[Kgen 1\r\033[Kgen 2\n");
+  report::configure(verbosity::normal);
+  std::fclose(f);
+}
+
 TEST(progress, a_terminal_gets_one_line_redrawn_in_place) {
   const std::string out = written(verbosity::normal, true, [](progress_display& d) {
     d.generation(status(1, 8, 0, 2e-3, 4.0));
@@ -93,7 +132,7 @@ TEST(progress, quiet_prints_nothing_and_verbose_prints_every_candidate_without_r
               d.generation(status(1, 8, 1, 1e-3, 4.0));
             }),
             "");
-  progress_display live_but_verbose(stdout, verbosity::verbose, true);
+  progress_display live_but_verbose(verbosity::verbose, true);
   EXPECT_FALSE(live_but_verbose.live());
   const std::string out = written(verbosity::verbose, true, [](progress_display& d) {
     d.candidate(0, 1, "ok", "", 1.5e-3, R"({"T":4})");

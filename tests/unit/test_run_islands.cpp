@@ -15,6 +15,7 @@
 #include "core/topology.hpp"
 #include "eval/family_process.hpp"
 #include "run/island_driver.hpp"
+#include "util/report.hpp"
 #include "run/local_mailbox.hpp"
 #include "run/setup.hpp"
 #include "store/results_file.hpp"
@@ -43,8 +44,9 @@ std::unique_ptr<run::setup> island(int rank, int budget) {
 struct two_islands {
   explicit two_islands(int budget) : s0(island(0, budget)), s1(island(1, budget)) {
     const double baseline_s = 1e-3;  // what speedups are over; the choices do not depend on it
-    d0 = std::make_unique<run::island_driver>(*s0, migrants.box(0), records.box(0), stop, baseline_s, "openmp_plain", true);
-    d1 = std::make_unique<run::island_driver>(*s1, migrants.box(1), records.box(1), stop, baseline_s, "openmp_plain", true);
+    galapagos::report::configure(galapagos::util::verbosity::quiet);  // as `run --quiet`: the summary lines only
+    d0 = std::make_unique<run::island_driver>(*s0, migrants.box(0), records.box(0), stop, baseline_s, "openmp_plain");
+    d1 = std::make_unique<run::island_driver>(*s1, migrants.box(1), records.box(1), stop, baseline_s, "openmp_plain");
   }
   // Runs both islands to their ends, island 0 writing every record into `path`.
   void run(const fs::path& path) {
