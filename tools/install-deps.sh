@@ -14,7 +14,7 @@ packages=(
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
   libboost-program-options-dev
   libcurl4-openssl-dev
-  libtomlplusplus-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libmuparser-dev
+  libtomlplusplus-dev nlohmann-json3-dev libmuparser-dev
   libseccomp-dev nettle-dev
   libgtest-dev googletest
   libopenblas-dev libblis-openmp-dev

@@ -1,7 +1,8 @@
 // spmv, tuned CUDA template: y = A*x, A in CSR (float64 values, int64 row_ptr, int32 col_idx).
 // A thin launcher: the kernels, the parameters (GLP_FORMAT, GLP_THREADS_PER_ROW, GLP_C, GLP_SIGMA,
-// GLP_BLOCK, GLP_UNROLL) and the host-side layout code are in ../cuda_hip/spmv_kernels.hpp, shared
-// with the HIP template hip/spmv.hip (the same file with hip* calls).
+// GLP_BLOCK, GLP_UNROLL) and the host-side layout code are in ../cuda_hip/spmv_kernels.hpp, the
+// SELL copy's device memory and runtime calls in ../cuda_hip/spmv_sell.hpp, both shared
+// with the HIP template hip/spmv.hip.
 // args: row_ptr, col_idx, values, x (in), y (out), device pointers; sizes: nrows, ncols, nnz.
 //
 //   glp_setup  (FORMAT 1 only; timed separately, once per matrix): copies row_ptr to the host,
@@ -24,113 +25,17 @@
 
 #include "glp_kernel.h"
 #include "../cuda_hip/spmv_kernels.hpp"
+#include "../cuda_hip/spmv_sell.hpp"
 // galapagos:evolve-begin (the LLM proposer may rewrite what follows; docs/llm.md)
-
-namespace {
-
-#if GLP_FORMAT == 1
-glp_spmv::sell_state g_sell;  // the only state kept between calls: A in another format
-
-template <class T>
-void release_one(T*& p) {
-  if (p != nullptr) (void)cudaFree(p);
-  p = nullptr;
-}
-
-void release() {
-  release_one(g_sell.sptr);
-  release_one(g_sell.len);
-  release_one(g_sell.perm);
-  release_one(g_sell.col);
-  release_one(g_sell.val);
-  release_one(g_sell.fp);
-  g_sell = glp_spmv::sell_state{};
-}
-
-template <class T>
-bool alloc(T*& p, int64_t count) {
-  const size_t bytes = static_cast<size_t>(count > 0 ? count : 1) * sizeof(T);
-  if (cudaMalloc(reinterpret_cast<void**>(&p), bytes) != cudaSuccess) {
-    p = nullptr;
-    return false;
-  }
-  return true;
-}
-
-// Most blocks of the SELL kernel that can be resident at once on this device (queried once):
-// the SELL kernel's grid is capped there and loops, so its per-block tail (one fenced atomic for
-// the stale-copy guard) is paid once per resident block, not once per slice group.
-unsigned sell_grid_cap() {
-  static unsigned cap = 0;
-  if (cap == 0) {
-    int dev = 0, sms = 0, per_sm = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, glp_spmv::sell_kernel, glp_spmv::BLOCK, 0) != cudaSuccess ||
-        sms < 1 || per_sm < 1) {
-      (void)cudaGetLastError();
-      return 65535;  // no answer: a fixed cap, asked again next call
-    }
-    cap = static_cast<unsigned>(sms) * static_cast<unsigned>(per_sm);
-  }
-  return cap;
-}
-
-template <class T>
-bool upload(T* dst, const std::vector<T>& src, cudaStream_t s) {
-  return src.empty() || cudaMemcpyAsync(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice, s) == cudaSuccess;
-}
-#endif
-
-}  // namespace
 
 #if GLP_FORMAT == 1
 GLP_EXPORT int glp_setup(const glp_arg* args, int nargs, const int64_t* sizes, void* stream) {
-  release();  // whatever an earlier setup built belongs to another matrix
   glp_spmv::problem P;
-  if (const int rc = glp_spmv::check_args(args, nargs, sizes, P)) return rc;
-  if (P.nrows == 0) return 0;
-  const cudaStream_t s = static_cast<cudaStream_t>(stream);
-  std::vector<int64_t> rp(static_cast<size_t>(P.nrows) + 1);
-  if (cudaMemcpyAsync(rp.data(), P.rp, rp.size() * sizeof(int64_t), cudaMemcpyDeviceToHost, s) != cudaSuccess ||
-      cudaStreamSynchronize(s) != cudaSuccess)
-    return 7;
-  glp_spmv::sell_layout L;
-  if (!glp_spmv::build_layout(rp, P.nrows, P.nnz, L)) return 6;  // not a CSR matrix
-  glp_spmv::sell_state& S = g_sell;
-  const bool have = alloc(S.sptr, L.nslices + 1) && alloc(S.len, L.npos) && (glp_spmv::SIGMA == 1 || alloc(S.perm, L.npos)) &&
-                    alloc(S.col, L.total) && alloc(S.val, L.total) && alloc(S.fp, 2);
-  if (!have) {  // no room for the SELL copy: glp_kernel computes from CSR
-    (void)cudaGetLastError();  // clear the allocation error: the call succeeded
-    release();
-    return 0;
+  if (const int rc = glp_spmv::check_args(args, nargs, sizes, P)) {
+    glp_spmv::release();  // what an earlier setup built belongs to another matrix
+    return rc;
   }
-  S.done = reinterpret_cast<unsigned int*>(S.fp + 1);
-  if (!upload(S.sptr, L.sptr, s) || !upload(S.len, L.len, s) || (glp_spmv::SIGMA > 1 && !upload(S.perm, L.perm, s))) {
-    release();
-    return 8;
-  }
-  glp_spmv::sell_fill_kernel<<<glp_spmv::blocks_for(L.npos, 256), 256, 0, s>>>(
-      P.nrows, L.npos, S.sptr, S.perm, P.rp, P.ci, P.va, S.col, S.val);
-  glp_spmv::fingerprint_kernel<<<1, 64, 0, s>>>(P.nrows, P.nnz, P.rp, P.ci, P.va, S.fp);
-  if (cudaMemsetAsync(S.fp + 1, 0, sizeof(unsigned long long), s) != cudaSuccess) {
-    release();
-    return 8;
-  }
-  // The host vectors die here: wait for the copies (and the kernels) before returning.
-  if (cudaGetLastError() != cudaSuccess || cudaStreamSynchronize(s) != cudaSuccess) {
-    release();
-    return 8;
-  }
-  S.rp = P.rp;
-  S.ci = P.ci;
-  S.va = P.va;
-  S.nrows = P.nrows;
-  S.ncols = P.ncols;
-  S.nnz = P.nnz;
-  S.nslices = L.nslices;
-  S.valid = true;
-  (void)sell_grid_cap();  // query the device here, outside the timed kernel calls
-  return 0;
+  return glp_spmv::build_sell(P, static_cast<glp_spmv::stream_t>(stream));
 }
 #endif
 
@@ -138,18 +43,17 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   glp_spmv::problem P;
   if (const int rc = glp_spmv::check_args(args, nargs, sizes, P)) return rc;
   if (P.nrows == 0) return 0;
-  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const auto s = static_cast<glp_spmv::stream_t>(stream);
 #if GLP_FORMAT == 1
-  const glp_spmv::sell_state& S = g_sell;
-  if (S.matches(P)) {
-    const unsigned grid = std::min(glp_spmv::grid_for(S.nslices * glp_spmv::C * glp_spmv::TPR), sell_grid_cap());
-    glp_spmv::sell_kernel<<<grid, glp_spmv::BLOCK, 0, s>>>(
-        P.nrows, P.nnz, S.nslices, S.sptr, S.len, S.perm, S.col, S.val, S.fp, S.done, P.rp, P.ci, P.va, P.x, P.y);
-    return cudaGetLastError() == cudaSuccess ? 0 : 9;
+  if (const glp_spmv::sell_state* S = glp_spmv::sell_copy_of(P)) {
+    const unsigned grid = std::min(glp_spmv::grid_for(S->nslices * glp_spmv::C * glp_spmv::TPR), glp_spmv::sell_grid_cap());
+    glp_spmv::sell_kernel<<<grid, glp_spmv::BLOCK, 0, s>>>(P.nrows, P.nnz, S->nslices, S->sptr, S->len, S->perm, S->col, S->val,
+                                                           S->fp, S->done, P.rp, P.ci, P.va, P.x, P.y);
+    return glp_spmv::launch_failed() ? 9 : 0;
   }
 #endif
-  glp_spmv::csr_kernel<<<glp_spmv::grid_for(P.nrows * glp_spmv::TPR), glp_spmv::BLOCK, 0, s>>>(P.nrows, P.rp, P.ci, P.va,
-                                                                                               P.x, P.y);
-  return cudaGetLastError() == cudaSuccess ? 0 : 9;
+  glp_spmv::csr_kernel<<<glp_spmv::grid_for(P.nrows * glp_spmv::TPR), glp_spmv::BLOCK, 0, s>>>(P.nrows, P.rp, P.ci, P.va, P.x,
+                                                                                               P.y);
+  return glp_spmv::launch_failed() ? 9 : 0;
 }
 // galapagos:evolve-end
