@@ -38,7 +38,6 @@ namespace be = galapagos::backends;
 
 std::uint64_t arg_u64(char** argv, int i) { return std::strtoull(argv[i], nullptr, 10); }
 
-
 struct worker {
   int socket_fd;
   std::byte* arena;
@@ -139,15 +138,27 @@ struct worker {
 
   void handle(const protocol::request& q, protocol::reply& r) {
     switch (q.kind) {
-      case protocol::request_kind::preload: preload(q, r); break;
-      case protocol::request_kind::load: load(q, r); break;
-      case protocol::request_kind::stage:
-        if (!read_args(q)) r.status = protocol::reply_status::bad_request;
-        else staged = dev.stage(host_args);
+      case protocol::request_kind::preload:
+        preload(q, r);
         break;
-      case protocol::request_kind::run: run(q, r); break;
-      case protocol::request_kind::collect: dev.collect(host_args, staged); break;
-      case protocol::request_kind::flush: dev.flush(); break;
+      case protocol::request_kind::load:
+        load(q, r);
+        break;
+      case protocol::request_kind::stage:
+        if (!read_args(q))
+          r.status = protocol::reply_status::bad_request;
+        else
+          staged = dev.stage(host_args);
+        break;
+      case protocol::request_kind::run:
+        run(q, r);
+        break;
+      case protocol::request_kind::collect:
+        dev.collect(host_args, staged);
+        break;
+      case protocol::request_kind::flush:
+        dev.flush();
+        break;
       case protocol::request_kind::probe: {
         const auto c = dev.probe();
         r.ceilings[0] = c.bandwidth_gbs;
@@ -156,8 +167,10 @@ struct worker {
         std::snprintf(r.message, sizeof r.message, "%s", c.pci_bus_id.c_str());
         break;
       }
-      case protocol::request_kind::ping: break;
-      default: r.status = protocol::reply_status::bad_request;
+      case protocol::request_kind::ping:
+        break;
+      default:
+        r.status = protocol::reply_status::bad_request;
     }
   }
 

@@ -5,13 +5,13 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "config/run_config.hpp"
 #include "commands.hpp"
-#include "options.hpp"
+#include "config/run_config.hpp"
 #include "eval/evaluator.hpp"
 #include "eval/family_process.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
+#include "options.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
 #include "util/report.hpp"
@@ -22,10 +22,7 @@ namespace po = boost::program_options;
 
 namespace galapagos::cli {
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 int eval_command(const std::vector<std::string>& args) {
   po::options_description opts("galapagos eval --family NAME --backend cpu SOURCE");
@@ -75,8 +72,7 @@ int eval_command(const std::vector<std::string>& args) {
     eval::set_reference_time_limit(settings.timeout_s, reference_timeout_s);
     const auto probe = eval::probe_machine();
     std::random_device rd;
-    eval::evaluator ev(fam, backend, settings, probe.limits(),
-                       (std::uint64_t{rd()} << 32) ^ rd());
+    eval::evaluator ev(fam, backend, settings, probe.limits(), (std::uint64_t{rd()} << 32) ^ rd());
     if (!vm.count("no-baselines"))
       for (const auto& bl : b.baselines) baselines.emplace_back(bl.name, ev.evaluate(eval::baseline_from(bl)));
     m = ev.evaluate(c);
@@ -89,28 +85,43 @@ int eval_command(const std::vector<std::string>& args) {
   double fastest = std::numeric_limits<double>::infinity();
   for (const auto& [name, bm] : baselines)
     if (bm.status == eval::candidate_status::ok) fastest = std::min(fastest, bm.time_median_s);
-  const double speedup = m.status == eval::candidate_status::ok && std::isfinite(fastest) ? fastest / m.time_median_s : std::nan("");
+  const double speedup =
+      m.status == eval::candidate_status::ok && std::isfinite(fastest) ? fastest / m.time_median_s : std::nan("");
   if (vm.count("json")) {
-    nlohmann::json j{{"status", eval::to_string(m.status)}, {"reason", m.reason}, {"time_median_s", json_number(m.time_median_s)},
-                     {"time_min_s", json_number(m.time_min_s)}, {"time_spread_s", json_number(m.time_spread_s)},
-                     {"repetitions", m.repetitions}, {"rel_error", json_number(m.rel_error)}, {"speedup", json_number(speedup)},
-                     {"roofline_fraction", json_number(m.roofline_fraction())}, {"floor_s", json_number(m.floor_s)},
-                     {"verified_runs", m.verified_runs}, {"compile_time_s", m.compile_time_s},
-                     {"eval_time_s", m.eval_time_s}, {"setup_time_s", m.setup_time_s}, {"source_hash", m.source_hash},
-                     {"device_time_s", m.device_time_s}, {"energy_j", json_number(m.energy_j)}, {"power_w", json_number(m.power_w)},
-                     {"sm_clock_mhz", json_number(m.sm_clock_mhz)}, {"throttled_runs", m.throttled_runs},
-                     {"ceilings", ceilings_text}, {"worker_clock_median_s", json_number(m.worker_clock_median_s)}};
-    for (const auto& [name, bm] : baselines) j["baselines"][name] = {{"status", eval::to_string(bm.status)}, {"time_median_s", json_number(bm.time_median_s)}};
+    nlohmann::json j{{"status", eval::to_string(m.status)},
+                     {"reason", m.reason},
+                     {"time_median_s", json_number(m.time_median_s)},
+                     {"time_min_s", json_number(m.time_min_s)},
+                     {"time_spread_s", json_number(m.time_spread_s)},
+                     {"repetitions", m.repetitions},
+                     {"rel_error", json_number(m.rel_error)},
+                     {"speedup", json_number(speedup)},
+                     {"roofline_fraction", json_number(m.roofline_fraction())},
+                     {"floor_s", json_number(m.floor_s)},
+                     {"verified_runs", m.verified_runs},
+                     {"compile_time_s", m.compile_time_s},
+                     {"eval_time_s", m.eval_time_s},
+                     {"setup_time_s", m.setup_time_s},
+                     {"source_hash", m.source_hash},
+                     {"device_time_s", m.device_time_s},
+                     {"energy_j", json_number(m.energy_j)},
+                     {"power_w", json_number(m.power_w)},
+                     {"sm_clock_mhz", json_number(m.sm_clock_mhz)},
+                     {"throttled_runs", m.throttled_runs},
+                     {"ceilings", ceilings_text},
+                     {"worker_clock_median_s", json_number(m.worker_clock_median_s)}};
+    for (const auto& [name, bm] : baselines)
+      j["baselines"][name] = {{"status", eval::to_string(bm.status)}, {"time_median_s", json_number(bm.time_median_s)}};
     report::line("%s", j.dump().c_str());
   } else {
     report::line("status: %s", eval::status_name(m.status));
     if (!m.reason.empty()) report::line("reason: %s", m.reason.c_str());
     if (m.status == eval::candidate_status::ok)
       report::line("time: median %.6e s, min %.6e s, IQR %.3e s over %d runs\nroofline fraction: %.2f\nrel error: %.3e",
-                  m.time_median_s, m.time_min_s, m.time_spread_s, m.repetitions, m.roofline_fraction(), m.rel_error);
+                   m.time_median_s, m.time_min_s, m.time_spread_s, m.repetitions, m.roofline_fraction(), m.rel_error);
     if (std::isfinite(m.energy_j))
       report::line("energy: %.3e J per call at %.0f W; SM clock %.0f MHz; %d timed runs throttled", m.energy_j, m.power_w,
-                  m.sm_clock_mhz, m.throttled_runs);
+                   m.sm_clock_mhz, m.throttled_runs);
     if (std::isfinite(speedup)) report::line("speedup over the fastest baseline: %.2fx", speedup);
   }
   return m.status == eval::candidate_status::ok ? 0 : 1;

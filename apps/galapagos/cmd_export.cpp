@@ -12,11 +12,11 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "eval/evaluator.hpp"
+#include "eval/probe.hpp"
 #include "export_package.hpp"
 #include "options.hpp"
 #include "output_folder.hpp"
-#include "eval/evaluator.hpp"
-#include "eval/probe.hpp"
 #include "results_context.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
@@ -67,7 +67,7 @@ int export_command(const std::vector<std::string>& args) {
       const long long id = vm["id"].as<long long>();
       const auto it = std::find_if(run.candidates.begin(), run.candidates.end(), [&](const auto& x) { return x.id == id; });
       if (it == run.candidates.end()) throw error(file, "no candidate " + std::to_string(id) + " in /candidates");
-      if (it->status != "ok")
+      if (!eval::stored_ok(it->status))
         throw error(file, "candidate " + std::to_string(id) + " did not pass its checks (" + it->status +
                               (it->reason.empty() ? "" : ": " + it->reason.substr(0, 120)) + "): nothing to export");
       c = *it;
@@ -80,8 +80,10 @@ int export_command(const std::vector<std::string>& args) {
     const bool is_winner = winner_id && *winner_id == c.id;
     // Where the package goes, checked before the candidate is verified again: galapagos replaces
     // only a folder it made itself (output_folder.hpp).
-    out = vm.count("out") ? folder_path(vm["out"].as<std::string>())
-                          : std::filesystem::path(std::filesystem::path(file).replace_extension().string() + "-export-" + std::to_string(c.id));
+    out =
+        vm.count("out")
+            ? folder_path(vm["out"].as<std::string>())
+            : std::filesystem::path(std::filesystem::path(file).replace_extension().string() + "-export-" + std::to_string(c.id));
     check_output_folder(out, out_option);
     // In a job that mixes kinds of islands, the candidate belongs to its island's family and backend.
     if (const auto kinds = f.string_attribute("/", "island_kinds")) {
@@ -110,8 +112,8 @@ int export_command(const std::vector<std::string>& args) {
     settings.checks.seeds = vm["seeds"].as<int>();
     settings.compile_jobs = 0;
     report::line("export: candidate %lld of %s (%s on %s): verifying again on %zu held-out problems x %d fresh seeds",
-                static_cast<long long>(c.id), file.c_str(), fam.name.c_str(), run.backend.c_str(), held.accept_sizes.size(),
-                settings.checks.seeds);
+                 static_cast<long long>(c.id), file.c_str(), fam.name.c_str(), run.backend.c_str(), held.accept_sizes.size(),
+                 settings.checks.seeds);
     const auto probe = eval::probe_machine();
     eval::evaluator evaluator(held, run.backend, settings, probe.limits(), (std::uint64_t{rd()} << 32) ^ rd());
     eval::candidate_source cs = eval::candidate_from(b.tmpl);
@@ -126,7 +128,8 @@ int export_command(const std::vector<std::string>& args) {
     bool next_is_output = false;
     while (words >> word) {
       std::string w = shell_quote(word);
-      if (next_is_output) w = "\"$here/" + b.tmpl.source.stem().string() + ".so\"";
+      if (next_is_output)
+        w = "\"$here/" + b.tmpl.source.stem().string() + ".so\"";
       else if (word.rfind(cache.string(), 0) == 0 && std::filesystem::path(word).extension() == b.tmpl.source.extension())
         w = "\"$here/" + source_name + "\"";
       next_is_output = word == "-o";
@@ -151,7 +154,7 @@ int export_command(const std::vector<std::string>& args) {
       reps = f.number_attribute("/winner", "repetitions").value_or(reps);
       method = f.string_attribute("/winner", "method").value_or("final interleaved comparison");
       const std::string final_status = f.string_attribute("/winner", "status").value_or("ok");
-      if (final_status != "ok")
+      if (!eval::stored_ok(final_status))
         method += "; the final check FAILED: " + final_status + " " + f.string_attribute("/winner", "reason").value_or("");
     }
     for (std::size_t i = 0; i < baseline_names.size(); ++i) {
@@ -163,23 +166,48 @@ int export_command(const std::vector<std::string>& args) {
     const auto accept = describe_accept_sizes(fam);
     std::vector<std::string> held_desc;
     for (const auto& p : held.accept_sizes) held_desc.push_back(describe(fam, p));
-    ev = {{"candidate_id", c.id}, {"island", c.island}, {"generation", c.generation}, {"origin", c.origin},
-          {"params", params}, {"source_hash", c.source_hash}, {"source_from", stored ? "/sources/" + c.source_hash : b.tmpl.source.string()},
-          {"family", fam.name}, {"backend", run.backend}, {"results_file", std::filesystem::absolute(file).string()},
-          {"galapagos_version", build_info::version}, {"run_galapagos_version", run.version}, {"is_winner", is_winner},
-          {"search", {{"accept_sizes", accept}, {"seeds_per_size", run.config.eval.checks.seeds}, {"fitness", run.fitness},
-                      {"time_median_s", json_number(t_median)}, {"time_min_s", json_number(t_min)}, {"time_spread_s", json_number(t_spread)},
-                      {"repetitions", json_number(reps)}, {"rel_error", json_number(rel)}, {"tolerance", fam.tolerance},
-                      {"method", method}, {"speedup_over", speedups}}},
-          {"held_out", {{"problems", held_desc}, {"seeds_per_problem", settings.checks.seeds}, {"status", eval::to_string(m.status)},
-                        {"reason", m.reason}, {"rel_error", json_number(m.rel_error)}, {"verified_runs", m.verified_runs},
-                        {"repetitions", passed ? m.repetitions : 0},
-                        {"time_median_s", json_number(passed ? m.time_median_s : NAN)}, {"time_spread_s", json_number(passed ? m.time_spread_s : NAN)},
-                        {"fitness", evaluator.fitness_description()}}},
-          {"build_command", m.build_command}, {"search_defines", defines},
+    ev = {{"candidate_id", c.id},
+          {"island", c.island},
+          {"generation", c.generation},
+          {"origin", c.origin},
+          {"params", params},
+          {"source_hash", c.source_hash},
+          {"source_from", stored ? "/sources/" + c.source_hash : b.tmpl.source.string()},
+          {"family", fam.name},
+          {"backend", run.backend},
+          {"results_file", std::filesystem::absolute(file).string()},
+          {"galapagos_version", build_info::version},
+          {"run_galapagos_version", run.version},
+          {"is_winner", is_winner},
+          {"search",
+           {{"accept_sizes", accept},
+            {"seeds_per_size", run.config.eval.checks.seeds},
+            {"fitness", run.fitness},
+            {"time_median_s", json_number(t_median)},
+            {"time_min_s", json_number(t_min)},
+            {"time_spread_s", json_number(t_spread)},
+            {"repetitions", json_number(reps)},
+            {"rel_error", json_number(rel)},
+            {"tolerance", fam.tolerance},
+            {"method", method},
+            {"speedup_over", speedups}}},
+          {"held_out",
+           {{"problems", held_desc},
+            {"seeds_per_problem", settings.checks.seeds},
+            {"status", eval::to_string(m.status)},
+            {"reason", m.reason},
+            {"rel_error", json_number(m.rel_error)},
+            {"verified_runs", m.verified_runs},
+            {"repetitions", passed ? m.repetitions : 0},
+            {"time_median_s", json_number(passed ? m.time_median_s : NAN)},
+            {"time_spread_s", json_number(passed ? m.time_spread_s : NAN)},
+            {"fitness", evaluator.fitness_description()}}},
+          {"build_command", m.build_command},
+          {"search_defines", defines},
           {"verdict", passed ? "verified" : "flagged"}};
-    verdict_line = passed ? "verified on every held-out problem"
-                          : "FLAGGED: the candidate fails on problems the search never used: " + eval::to_string(m.status) + ": " + m.reason;
+    verdict_line =
+        passed ? "verified on every held-out problem"
+               : "FLAGGED: the candidate fails on problems the search never used: " + eval::to_string(m.status) + ": " + m.reason;
 
     // The package: written beside its place and renamed into it, so it is never half there.
     work = make_work_folder(out, ".export-");
@@ -191,16 +219,20 @@ int export_command(const std::vector<std::string>& args) {
     if (rel_path.empty() || rel_path.rfind("..", 0) == 0)
       rel_path = tmpl.lexically_relative(std::filesystem::weakly_canonical(fam.dir).parent_path()).string();
     std::string diff;
-    const int rc = eval::run_program({"diff", "-u", "--label", "a/" + rel_path, "--label", "b/" + rel_path, tmpl.string(),
-                                      (work / source_name).string()}, diff, 60);
+    const int rc = eval::run_program(
+        {"diff", "-u", "--label", "a/" + rel_path, "--label", "b/" + rel_path, tmpl.string(), (work / source_name).string()},
+        diff, 60);
     if (rc != 0 && rc != 1) throw error("diff", "cannot compare with the template " + tmpl.string() + ": " + diff.substr(0, 200));
     std::filesystem::remove(work / (source_name + ".orig"));
     write_file(work / (source_name + ".diff"), diff);
     write_file(work / "config.toml", run.config.text);
     write_file(work / "build.sh",
                "#!/bin/sh\n# Builds the exported source into a shared object exactly as galapagos built it for its last\n"
-               "# check (the parameters are #defines in the source; the search passed them as" + defines + ").\n"
-               "set -e\nhere=$(cd \"$(dirname \"$0\")\" && pwd)\n" + build_line + "\n",
+               "# check (the parameters are #defines in the source; the search passed them as" +
+                   defines +
+                   ").\n"
+                   "set -e\nhere=$(cd \"$(dirname \"$0\")\" && pwd)\n" +
+                   build_line + "\n",
                true);
     char self[4096] = {};
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -210,16 +242,18 @@ int export_command(const std::vector<std::string>& args) {
                "# at the family's acceptance sizes, timed at the run's fitness size beside the baselines.\n"
                "# Exit 0 accepted, 1 rejected. $GALAPAGOS overrides the galapagos binary.\n"
                "here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
-               "GALAPAGOS_KERNELS=" + shell_quote(std::filesystem::weakly_canonical(fam.dir).parent_path().string()) +
-               "${GALAPAGOS_KERNELS:+:$GALAPAGOS_KERNELS} exec \"${GALAPAGOS:-" + galapagos + "}\" eval --family " +
-               shell_quote(fam.name) + " --backend " + shell_quote(run.backend) + " \"$here/" + source_name +
-               "\" --config \"$here/config.toml\" \"$@\"\n",
+               "GALAPAGOS_KERNELS=" +
+                   shell_quote(std::filesystem::weakly_canonical(fam.dir).parent_path().string()) +
+                   "${GALAPAGOS_KERNELS:+:$GALAPAGOS_KERNELS} exec \"${GALAPAGOS:-" + galapagos + "}\" eval --family " +
+                   shell_quote(fam.name) + " --backend " + shell_quote(run.backend) + " \"$here/" + source_name +
+                   "\" --config \"$here/config.toml\" \"$@\"\n",
                true);
     write_file(work / "evidence.json", ev.dump(2) + "\n");
 
     write_file(work / (passed ? "EVIDENCE.md" : "FLAGGED.md"), evidence_markdown(ev, source_name, rel_path));
-    publish_output_folder(work, out, std::string("galapagos export ") + build_info::version + " from " +
-                                         std::filesystem::absolute(file).string(), out_option);
+    publish_output_folder(
+        work, out, std::string("galapagos export ") + build_info::version + " from " + std::filesystem::absolute(file).string(),
+        out_option);
     work.clear();
   } catch (const std::exception& e) {
     if (!work.empty()) {
@@ -234,8 +268,8 @@ int export_command(const std::vector<std::string>& args) {
     report::line("exported FLAGGED to %s (read FLAGGED.md)", out.c_str());
     return 1;
   }
-  report::line("export: %s\nexported to %s: %s, %s.diff, build.sh, reproduce.sh, EVIDENCE.md", verdict_line.c_str(),
-              out.c_str(), source_name.c_str(), source_name.c_str());
+  report::line("export: %s\nexported to %s: %s, %s.diff, build.sh, reproduce.sh, EVIDENCE.md", verdict_line.c_str(), out.c_str(),
+               source_name.c_str(), source_name.c_str());
   return 0;
 }
 

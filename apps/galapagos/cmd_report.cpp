@@ -7,8 +7,8 @@
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -59,7 +59,7 @@ int report_command(const std::vector<std::string>& args) {
   const std::string script = (std::filesystem::path(tools_dir()) / "galapagos_report.py").string();
   if (!std::filesystem::is_regular_file(script)) {
     report::problem("galapagos report: %s: no such file (the report script; set GALAPAGOS_TOOLS to the tools/ folder)",
-                 script.c_str());
+                    script.c_str());
     return 2;
   }
   std::vector<std::string> argv = {"/usr/bin/python3", script, file};
@@ -72,7 +72,7 @@ int report_command(const std::vector<std::string>& args) {
   std::fflush(nullptr);
   execv(cargv[0], cargv.data());
   report::problem("galapagos report: cannot run %s: %s (install python3, python3-matplotlib, python3-h5py, python3-pandas)",
-               cargv[0], std::strerror(errno));
+                  cargv[0], std::strerror(errno));
   return 2;
 }
 

@@ -8,16 +8,16 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "run/progress.hpp"
 #include "commands.hpp"
 #include "options.hpp"
+#include "run/progress.hpp"
 #include "simulate/recorded_space.hpp"
 #include "simulate/simulation.hpp"
 #include "simulate/strategy_config.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
-#include "util/stats.hpp"
 #include "util/report.hpp"
+#include "util/stats.hpp"
 
 using galapagos::util::json_number;
 
@@ -27,7 +27,6 @@ using nlohmann::json;
 namespace galapagos::cli {
 
 namespace {
-
 
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
   std::vector<std::string> out;
@@ -51,7 +50,8 @@ std::string seconds(double s) { return std::isfinite(s) ? run::format_seconds(s)
 int simulate_command(const std::vector<std::string>& args) {
   po::options_description opts("galapagos simulate SPACE (a galapagos results file or a Kernel Tuner cache)");
   opts.add_options()("help,h", "this help")(
-      "strategy", po::value<std::string>(), "KIND[,KIND...]: forest, hybrid, ga, random, exhaustive, annealing (cycled over the islands)")(
+      "strategy", po::value<std::string>(),
+      "KIND[,KIND...]: forest, hybrid, ga, random, exhaustive, annealing (cycled over the islands)")(
       "islands", po::value<int>()->default_value(1), "in-process islands")(
       "budget", po::value<int>(), "evaluations per island (default: the config's, else 100)")(
       "budget-s", po::value<double>(), "recorded compile + evaluation seconds per island")(
@@ -119,9 +119,9 @@ int simulate_command(const std::vector<std::string>& args) {
     }
     if (!vm.count("json")) {
       report::line("space: %s (%s): %zu points, %zu failed; optimum %s %s", space.origin().c_str(), space.format().c_str(),
-                  space.size(), space.failed(), seconds(opt).c_str(), space.space().to_json(space.optimum()).c_str());
+                   space.size(), space.failed(), seconds(opt).c_str(), space.space().to_json(space.optimum()).c_str());
       report::line("islands: %d (%s); budget per island: %d evaluations%s", islands, kind_text.c_str(), settings.budget,
-                  settings.budget_s > 0 ? (", " + seconds(settings.budget_s) + " recorded").c_str() : "");
+                   settings.budget_s > 0 ? (", " + seconds(settings.budget_s) + " recorded").c_str() : "");
     }
     json runs = json::array();
     std::vector<std::vector<double>> fractions_at(at.size());
@@ -132,8 +132,12 @@ int simulate_command(const std::vector<std::string>& args) {
       const auto r = simulate::simulate(space, settings);
       const double fraction = r.fraction_at(r.best_after.size(), opt);
       finals.push_back(fraction);
-      json run = {{"seed", settings.seed}, {"evaluations", r.evaluations.size()}, {"best_s", json_number(r.best_s())},
-                  {"fraction", fraction}, {"found_at", r.found_at()}, {"spent_s", r.spent_s}};
+      json run = {{"seed", settings.seed},
+                  {"evaluations", r.evaluations.size()},
+                  {"best_s", json_number(r.best_s())},
+                  {"fraction", fraction},
+                  {"found_at", r.found_at()},
+                  {"spent_s", r.spent_s}};
       for (const auto& e : r.evaluations)
         if (e.time_s == r.best_s()) {
           run["best"] = json::parse(space.space().to_json(e.g));
@@ -148,9 +152,10 @@ int simulate_command(const std::vector<std::string>& args) {
       run["at"] = a;
       runs.push_back(run);
       if (!vm.count("json"))
-        report::line("seed %llu: best %s after %zu evaluations (%.4f of the optimum), first reached at evaluation %zu; %.1f s charged",
-                    static_cast<unsigned long long>(settings.seed), seconds(r.best_s()).c_str(), r.evaluations.size(), fraction,
-                    r.found_at(), r.spent_s.empty() ? 0.0 : *std::max_element(r.spent_s.begin(), r.spent_s.end()));
+        report::line(
+            "seed %llu: best %s after %zu evaluations (%.4f of the optimum), first reached at evaluation %zu; %.1f s charged",
+            static_cast<unsigned long long>(settings.seed), seconds(r.best_s()).c_str(), r.evaluations.size(), fraction,
+            r.found_at(), r.spent_s.empty() ? 0.0 : *std::max_element(r.spent_s.begin(), r.spent_s.end()));
     }
     if (vm.count("json")) {
       json summary = json::object();
@@ -158,20 +163,29 @@ int simulate_command(const std::vector<std::string>& args) {
         const auto& v = fractions_at[i];
         double mean = 0;
         for (const double x : v) mean += x / static_cast<double>(v.size());
-        summary[std::to_string(at[i])] = {{"median", quantile(v, 0.5)}, {"q1", quantile(v, 0.25)}, {"q3", quantile(v, 0.75)}, {"mean", mean}};
+        summary[std::to_string(at[i])] = {
+            {"median", quantile(v, 0.5)}, {"q1", quantile(v, 0.25)}, {"q3", quantile(v, 0.75)}, {"mean", mean}};
       }
-      const json out = {{"space", space.origin()}, {"format", space.format()}, {"points", space.size()}, {"failed", space.failed()},
-                        {"optimum_s", opt}, {"optimum", json::parse(space.space().to_json(space.optimum()))},
-                        {"strategies", kinds}, {"islands", islands}, {"budget", settings.budget},
-                        {"budget_s", settings.budget_s}, {"runs", runs}, {"at", summary}};
+      const json out = {{"space", space.origin()},
+                        {"format", space.format()},
+                        {"points", space.size()},
+                        {"failed", space.failed()},
+                        {"optimum_s", opt},
+                        {"optimum", json::parse(space.space().to_json(space.optimum()))},
+                        {"strategies", kinds},
+                        {"islands", islands},
+                        {"budget", settings.budget},
+                        {"budget_s", settings.budget_s},
+                        {"runs", runs},
+                        {"at", summary}};
       report::line("%s", out.dump().c_str());
       return 0;
     }
     report::line("fraction of the optimum (optimum / best found), median [q1, q3] over %d seed(s): %.4f [%.4f, %.4f]", seeds,
-                quantile(finals, 0.5), quantile(finals, 0.25), quantile(finals, 0.75));
+                 quantile(finals, 0.5), quantile(finals, 0.25), quantile(finals, 0.75));
     for (std::size_t i = 0; i < at.size(); ++i)
       report::line("  after %5zu evaluations: %.4f [%.4f, %.4f]", at[i], quantile(fractions_at[i], 0.5),
-                  quantile(fractions_at[i], 0.25), quantile(fractions_at[i], 0.75));
+                   quantile(fractions_at[i], 0.25), quantile(fractions_at[i], 0.75));
     return 0;
   } catch (const std::exception& e) {
     report::problem("galapagos simulate: %s", e.what());

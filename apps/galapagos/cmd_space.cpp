@@ -7,11 +7,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "config/run_config.hpp"
 #include "commands.hpp"
-#include "options.hpp"
+#include "config/run_config.hpp"
 #include "core/rng.hpp"
 #include "families/family.hpp"
+#include "options.hpp"
 #include "util/report.hpp"
 
 namespace po = boost::program_options;
@@ -29,8 +29,8 @@ constexpr int estimate_draws = 200000;
 int space_command(const std::vector<std::string>& args) {
   po::options_description opts("galapagos space FAMILY --backend B");
   opts.add_options()("help,h", "this help")("backend", po::value<std::string>()->default_value("cpu"), "cpu, cuda or hip")(
-      "sample", po::value<int>()->default_value(5), "valid points to show")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "seed of the sample")(
+      "sample", po::value<int>()->default_value(5), "valid points to show")("seed", po::value<std::uint64_t>()->default_value(1),
+                                                                            "seed of the sample")(
       "config", po::value<std::string>(), "search the families along this run config's kernel_paths too")(
       "json", "print one JSON object");
   po::variables_map vm;
@@ -70,9 +70,9 @@ int space_command(const std::vector<std::string>& args) {
         if (const auto g = space.sample(r, 100000)) sample.push_back(space.to_json(*g));
 
     if (vm.count("json")) {
-      nlohmann::json j{{"family", fam.name}, {"backend", backend}, {"family_file", fam.toml_file.string()},
-                       {"cartesian_points", product}, {"valid_points", valid}, {"valid_exact", exact},
-                       {"template", b.tmpl.source.string()}};
+      nlohmann::json j{
+          {"family", fam.name},    {"backend", backend},   {"family_file", fam.toml_file.string()}, {"cartesian_points", product},
+          {"valid_points", valid}, {"valid_exact", exact}, {"template", b.tmpl.source.string()}};
       for (const auto& p : space.parameters()) j["parameters"][p.name] = p.values;
       j["constraints"] = nlohmann::json::array();
       for (const auto& c : b.constraints) j["constraints"].push_back(c->text());
@@ -84,8 +84,8 @@ int space_command(const std::vector<std::string>& args) {
       report::line("%s", j.dump().c_str());
       return valid > 0 ? 0 : 1;
     }
-    report::line("%s on %s (%s)\ntemplate: %s\n\nparameters (%zu):", fam.name.c_str(), backend.c_str(),
-                fam.toml_file.c_str(), b.tmpl.source.c_str(), space.parameters().size());
+    report::line("%s on %s (%s)\ntemplate: %s\n\nparameters (%zu):", fam.name.c_str(), backend.c_str(), fam.toml_file.c_str(),
+                 b.tmpl.source.c_str(), space.parameters().size());
     for (const auto& p : space.parameters()) {
       std::string values;
       for (const auto& v : p.values) values += (values.empty() ? "" : ", ") + v;
@@ -94,8 +94,8 @@ int space_command(const std::vector<std::string>& args) {
     report::line("\nconstraints (%zu):", b.constraints.size());
     for (const auto& c : b.constraints) report::line("  %s", c->text().c_str());
     if (b.constraints.empty()) report::line("  (none)");
-    report::line("\nspace: %.0f points in the Cartesian product, %s%.0f valid (%.1f%%)", product, exact ? "" : "about ",
-                valid, product > 0 ? 100 * valid / product : 0.0);
+    report::line("\nspace: %.0f points in the Cartesian product, %s%.0f valid (%.1f%%)", product, exact ? "" : "about ", valid,
+                 product > 0 ? 100 * valid / product : 0.0);
     if (!exact) report::line("  (estimated from %d uniform draws: the space is too large to count)", estimate_draws);
     std::string names;
     for (const auto& baseline : b.baselines) names += (names.empty() ? "" : ", ") + baseline.name;
@@ -105,11 +105,12 @@ int space_command(const std::vector<std::string>& args) {
       return 1;
     }
     report::line("\nsample of %zu valid points (seed %llu):", sample.size(),
-                static_cast<unsigned long long>(vm["seed"].as<std::uint64_t>()));
+                 static_cast<unsigned long long>(vm["seed"].as<std::uint64_t>()));
     for (const auto& s : sample) report::line("  %s", s.c_str());
     if (wanted < requested) report::line("  (--sample %d capped at the %d valid points)", requested, wanted);
-    report::line("\na search evaluates at most islands x [search] budget points (a genome is never evaluated twice "
-                "on an island)");
+    report::line(
+        "\na search evaluates at most islands x [search] budget points (a genome is never evaluated twice "
+        "on an island)");
   } catch (const std::exception& e) {
     report::problem("galapagos space: %s", e.what());
     return 2;

@@ -47,8 +47,10 @@ std::vector<families::problem_spec> held_out_problems(const families::family& f,
   std::set<std::string> used_specs;
   for (const auto* list : {&f.accept_sizes, &f.fitness_sizes})
     for (const auto& p : *list) {
-      if (p.generator_spec.empty()) used.insert(p.values);
-      else used_specs.insert(p.generator_spec);
+      if (p.generator_spec.empty())
+        used.insert(p.values);
+      else
+        used_specs.insert(p.generator_spec);
     }
   std::vector<families::problem_spec> out;
   static const std::regex size_key("\\b(n|nx|ny|nz|rows)=([0-9]+)\\b");
@@ -108,7 +110,8 @@ std::string with_parameters(const std::string& text, const json& params, std::in
 }
 
 std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == std::string::npos)
+  if (!s.empty() &&
+      s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == std::string::npos)
     return s;
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -120,8 +123,10 @@ void write_file(const std::filesystem::path& p, const std::string& text, bool ex
   o << text;
   o.close();
   if (!o) throw error(p.string(), "cannot write");
-  if (executable) std::filesystem::permissions(p, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec |
-                                                      std::filesystem::perms::others_exec, std::filesystem::perm_options::add);
+  if (executable)
+    std::filesystem::permissions(
+        p, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec | std::filesystem::perms::others_exec,
+        std::filesystem::perm_options::add);
 }
 
 std::string evidence_markdown(const json& evidence, const std::string& source_name, const std::string& template_path) {
@@ -134,42 +139,54 @@ std::string evidence_markdown(const json& evidence, const std::string& source_na
   const double t_median = number(search.at("time_median_s")), t_spread = number(search.at("time_spread_s"));
   const std::string status = held.at("status"), reason = held.at("reason");
   std::ostringstream md;
-    md << "# " << (passed ? "Evidence" : "FLAGGED") << ": " << evidence.at("family").get<std::string>() << " on " << evidence.at("backend").get<std::string>()
-     << ", candidate " << evidence.at("candidate_id").get<std::int64_t>() << "\n\n";
-    if (!passed)
-      md << "**Do not merge.** This candidate passed the search's checks but fails on problems the search never used:\n"
-         << "`" << status << "`: " << reason << "\n\n";
-    md << "From `" << evidence.at("results_file").get<std::string>() << "` (galapagos " << evidence.at("run_galapagos_version").get<std::string>()
-     << "), island " << evidence.at("island").get<int>() << ", generation " << evidence.at("generation").get<int>() << ", origin "
-     << evidence.at("origin").get<std::string>() << (evidence.at("is_winner").get<bool>() ? ", the run's winner" : "") << ".\n\n"
-       << "## Parameters\n\n";
-    for (const auto& [k, v] : evidence.at("params").items()) md << "- `" << k << "` = " << value_text(v) << "\n";
-    md << "\n## In the search\n\n"
-       << "- checked against the reference at " << accept.size() << " acceptance sizes x " << seeds << (seeds == 1 ? " seed: " : " seeds: ") << [&] { std::string s; for (const auto& a : accept) s += (s.empty() ? "" : "; ") + a; return s; }() << "\n"
-       << "- timed at " << search.at("fitness").get<std::string>() << " (" << search.at("method").get<std::string>() << ")\n"
-       << "- error against the reference: " << fixed(number(search.at("rel_error")), "%.3e") << " (tolerance " << search.at("tolerance").get<double>() << ")\n"
-       << "- time: median " << format_seconds(t_median) << ", min " << format_seconds(number(search.at("time_min_s"))) << ", IQR " << format_seconds(t_spread) << " ("
-       << fixed(100 * t_spread / t_median, "%.1f") << "% of the median) over " << fixed(number(search.at("repetitions")), "%.0f") << " runs\n";
-    for (const auto& [name, s] : search.at("speedup_over").items())
-      md << "- speedup over " << name << ": "
-         << (s["speedup"].is_null() ? std::string("- (baseline failed)") : fixed(s["speedup"].get<double>(), "%.2fx"))
-         << " (baseline " << (s["baseline_median_s"].is_null() ? "-" : format_seconds(s["baseline_median_s"].get<double>())) << ")\n";
-    md << "\n## Held-out check (now)\n\n"
-       << "- " << held_desc.size() << " problems the search never used x " << held_seeds << " fresh secret input seed"
+  md << "# " << (passed ? "Evidence" : "FLAGGED") << ": " << evidence.at("family").get<std::string>() << " on "
+     << evidence.at("backend").get<std::string>() << ", candidate " << evidence.at("candidate_id").get<std::int64_t>() << "\n\n";
+  if (!passed)
+    md << "**Do not merge.** This candidate passed the search's checks but fails on problems the search never used:\n"
+       << "`" << status << "`: " << reason << "\n\n";
+  md << "From `" << evidence.at("results_file").get<std::string>() << "` (galapagos "
+     << evidence.at("run_galapagos_version").get<std::string>() << "), island " << evidence.at("island").get<int>()
+     << ", generation " << evidence.at("generation").get<int>() << ", origin " << evidence.at("origin").get<std::string>()
+     << (evidence.at("is_winner").get<bool>() ? ", the run's winner" : "") << ".\n\n"
+     << "## Parameters\n\n";
+  for (const auto& [k, v] : evidence.at("params").items()) md << "- `" << k << "` = " << value_text(v) << "\n";
+  md << "\n## In the search\n\n"
+     << "- checked against the reference at " << accept.size() << " acceptance sizes x " << seeds
+     << (seeds == 1 ? " seed: " : " seeds: ") <<
+      [&] {
+        std::string s;
+        for (const auto& a : accept) s += (s.empty() ? "" : "; ") + a;
+        return s;
+      }()
+     << "\n"
+     << "- timed at " << search.at("fitness").get<std::string>() << " (" << search.at("method").get<std::string>() << ")\n"
+     << "- error against the reference: " << fixed(number(search.at("rel_error")), "%.3e") << " (tolerance "
+     << search.at("tolerance").get<double>() << ")\n"
+     << "- time: median " << format_seconds(t_median) << ", min " << format_seconds(number(search.at("time_min_s"))) << ", IQR "
+     << format_seconds(t_spread) << " (" << fixed(100 * t_spread / t_median, "%.1f") << "% of the median) over "
+     << fixed(number(search.at("repetitions")), "%.0f") << " runs\n";
+  for (const auto& [name, s] : search.at("speedup_over").items())
+    md << "- speedup over " << name << ": "
+       << (s["speedup"].is_null() ? std::string("- (baseline failed)") : fixed(s["speedup"].get<double>(), "%.2fx"))
+       << " (baseline " << (s["baseline_median_s"].is_null() ? "-" : format_seconds(s["baseline_median_s"].get<double>()))
+       << ")\n";
+  md << "\n## Held-out check (now)\n\n"
+     << "- " << held_desc.size() << " problems the search never used x " << held_seeds << " fresh secret input seed"
      << (held_seeds == 1 ? "" : "s") << " each: ";
-    for (std::size_t i = 0; i < held_desc.size(); ++i) md << (i ? "; " : "") << held_desc[i];
-    md << "\n- result: **" << status << "**" << (reason.empty() ? "" : ": " + reason) << "\n"
-     << "- error against the reference: " << fixed(number(held.at("rel_error")), "%.3e") << " over " << held.at("verified_runs").get<int>()
-     << " verified runs\n";
-    if (passed)
-      md << "- time again at " << held.at("fitness").get<std::string>() << ": median " << format_seconds(number(held.at("time_median_s")))
-       << ", IQR " << format_seconds(number(held.at("time_spread_s"))) << " over " << held.at("repetitions").get<int>() << " runs\n";
-    md << "\n## Files\n\n"
-       << "- `" << source_name << "`: the source, its parameters written in as #defines\n"
-       << "- `" << source_name << ".diff`: against the family's template `" << template_path << "`\n"
-       << "- `build.sh`: the exact build command and flags\n"
-       << "- `reproduce.sh`: `galapagos eval` on the exported source with the run's config (`config.toml`)\n"
-       << "- `evidence.json`: all of the above, for tools\n";
+  for (std::size_t i = 0; i < held_desc.size(); ++i) md << (i ? "; " : "") << held_desc[i];
+  md << "\n- result: **" << status << "**" << (reason.empty() ? "" : ": " + reason) << "\n"
+     << "- error against the reference: " << fixed(number(held.at("rel_error")), "%.3e") << " over "
+     << held.at("verified_runs").get<int>() << " verified runs\n";
+  if (passed)
+    md << "- time again at " << held.at("fitness").get<std::string>() << ": median "
+       << format_seconds(number(held.at("time_median_s"))) << ", IQR " << format_seconds(number(held.at("time_spread_s")))
+       << " over " << held.at("repetitions").get<int>() << " runs\n";
+  md << "\n## Files\n\n"
+     << "- `" << source_name << "`: the source, its parameters written in as #defines\n"
+     << "- `" << source_name << ".diff`: against the family's template `" << template_path << "`\n"
+     << "- `build.sh`: the exact build command and flags\n"
+     << "- `reproduce.sh`: `galapagos eval` on the exported source with the run's config (`config.toml`)\n"
+     << "- `evidence.json`: all of the above, for tools\n";
   return md.str();
 }
 

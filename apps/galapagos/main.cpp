@@ -21,7 +21,8 @@ const char* usage =
     "usage: galapagos COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  run CONFIG [--out FILE] [--force] [--budget N] [--seed S] [--quiet | --verbose] [--replay RECORDED.h5 [--replay-delay S]]\n"
+    "  run CONFIG [--out FILE] [--force] [--budget N] [--seed S] [--quiet | --verbose] [--replay RECORDED.h5 [--replay-delay "
+    "S]]\n"
     "        island-model search described by a TOML config; under mpirun every rank is an island. An existing\n"
     "        FILE is refused (continue it with resume, or replace a galapagos results file with --force)\n"
     "  resume FILE [--quiet | --verbose]\n"
@@ -51,8 +52,10 @@ int main(int argc, char** argv) {
     execv("/proc/self/exe", argv);
   }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    if (argc < 2) galapagos::report::problem("%s", usage);
-    else galapagos::report::line("%s", usage);
+    if (argc < 2)
+      galapagos::report::problem("%s", usage);
+    else
+      galapagos::report::line("%s", usage);
     return argc < 2 ? 2 : 0;
   }
   // Candidates run as the same user: without this they could read the expected outputs out of
@@ -65,7 +68,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "simulate") return galapagos::cli::simulate_command(args);  // runs no kernels: no Kokkos
-  if (cmd == "report") return galapagos::cli::report_command(args);  // runs no kernels: no Kokkos
+  if (cmd == "report") return galapagos::cli::report_command(args);      // runs no kernels: no Kokkos
   if (cmd == "space") return galapagos::cli::space_command(args);
   if (cmd != "run" && cmd != "eval" && cmd != "resume" && cmd != "export") {
     galapagos::report::problem("galapagos: unknown command '%s'\n%s", cmd.c_str(), usage);

@@ -27,14 +27,10 @@ struct numeric_option {
 };
 const std::map<std::string, numeric_option>& numeric_options() {
   static const std::map<std::string, numeric_option> table{
-      {"budget", {true, 1, 1e9, false, false}},
-      {"seed", {true, 0, 9223372036854775807.0, false, false}},
-      {"seeds", {true, 1, 1000, false, false}},
-      {"islands", {true, 1, 4096, false, false}},
-      {"sample", {true, 0, 1000000, false, false}},
-      {"id", {true, 0, 9223372036854775807.0, false, false}},
-      {"at", {true, 1, 1e9, false, true}},
-      {"replay-delay", {false, 0, 3600, false, false}},
+      {"budget", {true, 1, 1e9, false, false}},     {"seed", {true, 0, 9223372036854775807.0, false, false}},
+      {"seeds", {true, 1, 1000, false, false}},     {"islands", {true, 1, 4096, false, false}},
+      {"sample", {true, 0, 1000000, false, false}}, {"id", {true, 0, 9223372036854775807.0, false, false}},
+      {"at", {true, 1, 1e9, false, true}},          {"replay-delay", {false, 0, 3600, false, false}},
       {"budget-s", {false, 0, 1e9, true, false}},
   };
   return table;
@@ -48,8 +44,10 @@ std::string range_text(const numeric_option& r) {
   else  // 1000000000, 0.5: integral bounds without an exponent
     for (int i = 0; i < 2; ++i) {
       const double v = i == 0 ? r.min : r.max;
-      if (v == std::floor(v) && std::fabs(v) < 1e15) os << static_cast<std::int64_t>(v);
-      else os << v;
+      if (v == std::floor(v) && std::fabs(v) < 1e15)
+        os << static_cast<std::int64_t>(v);
+      else
+        os << v;
       os << (i == 0 ? ", " : "");
     }
   os << "]";
@@ -93,7 +91,8 @@ void check_numeric_options(const po::parsed_options& parsed) {
 }  // namespace
 
 int parse_command_line(const std::string& command, const std::vector<std::string>& args, const po::options_description& opts,
-                       const char* positional, po::variables_map& vm, const std::function<void(const po::variables_map&)>& check) {
+                       const char* positional, po::variables_map& vm,
+                       const std::function<void(const po::variables_map&)>& check) {
   po::options_description hidden;
   hidden.add_options()(positional, po::value<std::string>());
   po::options_description all;

@@ -48,15 +48,17 @@ void check_output_folder(const std::filesystem::path& out, const std::string& op
     const auto parent = std::filesystem::absolute(out).parent_path();
     std::error_code ec;
     if (!std::filesystem::is_directory(parent, ec))
-      throw galapagos::error(name, "its folder " + parent.string() + " does not exist: create it first or choose another " + option);
+      throw galapagos::error(name,
+                             "its folder " + parent.string() + " does not exist: create it first or choose another " + option);
     if (access(parent.c_str(), W_OK | X_OK) != 0)
-      throw galapagos::error(name, "cannot write in its folder " + parent.string() + " (" + std::strerror(errno) +
-                                       "): choose another " + option);
+      throw galapagos::error(
+          name, "cannot write in its folder " + parent.string() + " (" + std::strerror(errno) + "): choose another " + option);
     return;
   }
   if (S_ISLNK(st.st_mode))
     throw galapagos::error(name, "is a symbolic link: galapagos does not replace it; choose another " + option);
-  if (!S_ISDIR(st.st_mode)) throw galapagos::error(name, "exists and is not a folder: galapagos does not replace it; choose another " + option);
+  if (!S_ISDIR(st.st_mode))
+    throw galapagos::error(name, "exists and is not a folder: galapagos does not replace it; choose another " + option);
   std::vector<std::string> entries;
   for (const auto& e : std::filesystem::directory_iterator(out)) entries.push_back(e.path().filename().string());
   if (entries.empty()) return;
@@ -69,8 +71,10 @@ void check_output_folder(const std::filesystem::path& out, const std::string& op
     if (e == output_marker) continue;
     const auto p = out / e;
     if (!mine.count(e) || std::filesystem::is_symlink(p) || !std::filesystem::is_regular_file(p))
-      throw galapagos::error(name, "holds '" + e + "', which galapagos did not write there: galapagos does not replace the folder; "
-                                       "move your files out of it or choose another " + option);
+      throw galapagos::error(name, "holds '" + e +
+                                       "', which galapagos did not write there: galapagos does not replace the folder; "
+                                       "move your files out of it or choose another " +
+                                       option);
   }
 }
 

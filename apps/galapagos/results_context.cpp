@@ -6,6 +6,7 @@
 #include <map>
 #include <regex>
 
+#include "eval/candidate_status.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 
@@ -27,8 +28,7 @@ std::vector<int> version_numbers(const std::string& v) {
 store::results_reader open_results(const std::string& path) {
   if (!std::filesystem::exists(path)) throw error(path, "no such file");
   if (std::filesystem::is_directory(path)) throw error(path, "is a folder, not a results file");
-  if (!store::results_reader::is_hdf5(path))
-    throw error(path, "not an HDF5 file, so not a galapagos results file");
+  if (!store::results_reader::is_hdf5(path)) throw error(path, "not an HDF5 file, so not a galapagos results file");
   auto f = store::results_reader::open(path);
   const auto version = f.string_attribute("/", "galapagos_version");
   if (!version || !f.has("/candidates"))
@@ -78,7 +78,7 @@ std::vector<candidate_record> successful(const run_context& r) {
   std::map<std::string, int> counts;
   for (const auto& c : r.candidates) {
     ++counts[c.status];
-    if (c.status == "ok") ok.push_back(c);
+    if (eval::stored_ok(c.status)) ok.push_back(c);
   }
   if (ok.empty()) {
     std::string what;

@@ -24,11 +24,11 @@ struct candidate_record {  // one row of /candidates, the fields export reads
 
 struct run_context {
   std::string path;
-  std::string version;          // galapagos_version of the file
+  std::string version;        // galapagos_version of the file
   config::run_config config;  // the stored config (kernel paths relative to its file)
   families::family family;
   std::string backend;
-  std::string fitness;          // root attribute fitness_size
+  std::string fitness;  // root attribute fitness_size
   std::vector<candidate_record> candidates;
 };
 

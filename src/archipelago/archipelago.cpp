@@ -16,14 +16,8 @@
 
 #include "archipelago/channels.hpp"
 #include "archipelago/groups.hpp"
-#include "config/run_config.hpp"
-#include "run/checkpoint.hpp"
-#include "run/final_comparison.hpp"
-#include "run/island_driver.hpp"
-#include "run/progress.hpp"
-#include "run/records.hpp"
-#include "run/setup.hpp"
 #include "archipelago/stop_request.hpp"
+#include "config/run_config.hpp"
 #include "core/island.hpp"
 #include "core/topology.hpp"
 #include "eval/evaluator.hpp"
@@ -33,6 +27,12 @@
 #include "families/family.hpp"
 #include "propose/llm/proposer.hpp"
 #include "propose/llm/variant.hpp"
+#include "run/checkpoint.hpp"
+#include "run/final_comparison.hpp"
+#include "run/island_driver.hpp"
+#include "run/progress.hpp"
+#include "run/records.hpp"
+#include "run/setup.hpp"
 #include "store/publish.hpp"
 #include "store/results_file.hpp"
 #include "store/results_target.hpp"
@@ -46,15 +46,15 @@ namespace galapagos::archipelago {
 
 namespace {
 
-using nlohmann::json;
 using config::parse_run_config;
+using nlohmann::json;
 using run::baseline_result;
 using run::checkpoint_format_version;
 using run::checkpoint_writer;
 using run::final_comparison;
 using run::format_seconds;
-using run::resume_plan;
 using run::read_resume_plan;
+using run::resume_plan;
 using run::resume_plan_from_json;
 using run::search_start;
 using run::setup;
@@ -68,7 +68,6 @@ std::string format_number(double v) {
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
 }
-
 
 int search(MPI_Comm comm, const search_start& st);
 
@@ -229,20 +228,21 @@ int search(MPI_Comm comm, const search_start& st) {
   try {
     const auto configs = allgather_strings(groups.comm(), util::hash_text(s->config.text));
     if (std::any_of(configs.begin(), configs.end(), [&](const std::string& h) { return h != configs.front(); }))
-      throw error(s->config.file.string(), "the islands of " + s->config.family + " on " + s->config.backend +
-                                               " in this job must all run one config");
+      throw error(s->config.file.string(),
+                  "the islands of " + s->config.family + " on " + s->config.backend + " in this job must all run one config");
     const auto& members = groups.members();
     std::vector<std::vector<int>> local;
     try {
-      local = core::migration_targets({s->config.migration.topology, s->config.migration.degree}, static_cast<int>(members.size()),
-                                s->config.seed);
+      local = core::migration_targets({s->config.migration.topology, s->config.migration.degree},
+                                      static_cast<int>(members.size()), s->config.seed);
     } catch (const std::invalid_argument& e) {
       throw error(s->config.file.string(), std::string("[migration] topology '") + s->config.migration.topology + "' with " +
                                                std::to_string(members.size()) + " islands: " + e.what());
     }
     s->migration_targets.assign(static_cast<std::size_t>(size), {});
     for (std::size_t i = 0; i < members.size(); ++i)
-      for (int j : local[i]) s->migration_targets[static_cast<std::size_t>(members[i])].push_back(members[static_cast<std::size_t>(j)]);
+      for (int j : local[i])
+        s->migration_targets[static_cast<std::size_t>(members[i])].push_back(members[static_cast<std::size_t>(j)]);
   } catch (const std::exception& e) {
     problem = e.what();
   }
@@ -313,7 +313,8 @@ int search(MPI_Comm comm, const search_start& st) {
     for (int leader : other_leaders) {
       const json j = json::parse(receive_text(comm, leader));
       for (const auto& row : j.at("rows")) baseline_rows.push_back(row.get<store::baseline_row>());
-      for (const auto& src : j.at("sources")) baseline_sources.emplace_back(src.at(0).get<std::string>(), src.at(1).get<std::string>());
+      for (const auto& src : j.at("sources"))
+        baseline_sources.emplace_back(src.at(0).get<std::string>(), src.at(1).get<std::string>());
     }
   }
 
@@ -357,23 +358,23 @@ int search(MPI_Comm comm, const search_start& st) {
     store::copy_file(cfg.out, working);
     file = std::make_unique<store::results_file>(store::results_file::open(working.string()));
   } else if (rank == 0) {
-    file = std::make_unique<store::results_file>(store::results_file::create(
-        working.string(), {{"galapagos_version", build_info::version},
-                           {"config_toml", cfg.text},
-                           {"config_file", std::filesystem::absolute(cfg.file).string()},
-                           {"finished", "false"},
-                           {"created_utc", util::utc_now()},
-                           {"git_revision", build_info::git_revision},
-                           {"family", cfg.family},
-                           {"backend", cfg.backend},
-                           {"fitness_size", s->evaluator->fitness_description()},
-                           {"tolerance", format_number(s->family.tolerance)},
-                           {"compiler", s->evaluator->compiler().compiler_identity()},
-                           {"hdf5_flavor", build_info::hdf5_flavor},
-                           {"islands", std::to_string(size)},
-                           {"seed", std::to_string(cfg.seed)},
-                           {"migration_targets", json(all_targets).dump()},
-                           {"island_kinds", json(groups.kind_of()).dump()}}));
+    file = std::make_unique<store::results_file>(
+        store::results_file::create(working.string(), {{"galapagos_version", build_info::version},
+                                                       {"config_toml", cfg.text},
+                                                       {"config_file", std::filesystem::absolute(cfg.file).string()},
+                                                       {"finished", "false"},
+                                                       {"created_utc", util::utc_now()},
+                                                       {"git_revision", build_info::git_revision},
+                                                       {"family", cfg.family},
+                                                       {"backend", cfg.backend},
+                                                       {"fitness_size", s->evaluator->fitness_description()},
+                                                       {"tolerance", format_number(s->family.tolerance)},
+                                                       {"compiler", s->evaluator->compiler().compiler_identity()},
+                                                       {"hdf5_flavor", build_info::hdf5_flavor},
+                                                       {"islands", std::to_string(size)},
+                                                       {"seed", std::to_string(cfg.seed)},
+                                                       {"migration_targets", json(all_targets).dump()},
+                                                       {"island_kinds", json(groups.kind_of()).dump()}}));
     std::vector<store::machine_row> machines;
     for (int r = 0; r < size; ++r) {
       const double* p = &all_probes[probe_fields * static_cast<std::size_t>(r)];
@@ -386,8 +387,9 @@ int search(MPI_Comm comm, const search_start& st) {
     const std::vector<store::baseline_row>& rows = baseline_rows;
     for (const auto& [hash, text] : baseline_sources) file->add_source(hash, text);
     for (const auto& b : rows)
-      report::line("baseline %s%s: %s (roofline %.0f%%)", groups.mixed() ? (groups.kind_of()[static_cast<std::size_t>(b.island)] + " ").c_str() : "",
-                  b.name.c_str(), format_seconds(b.time_median_s).c_str(), 100 * b.roofline_fraction);
+      report::line("baseline %s%s: %s (roofline %.0f%%)",
+                   groups.mixed() ? (groups.kind_of()[static_cast<std::size_t>(b.island)] + " ").c_str() : "", b.name.c_str(),
+                   format_seconds(b.time_median_s).c_str(), 100 * b.roofline_fraction);
     file->append(rows);
     // The session (this start of the run) and the checkpoint's own settings.
     const int session = st.plan ? st.plan->session : 0;
@@ -422,16 +424,16 @@ int search(MPI_Comm comm, const search_start& st) {
       for (const auto& isl : st.plan->per_island)
         if (isl.snapshot) checkpoints->note(*isl.snapshot);
       report::line("resuming %s: session %d, islands at generations %s, baselines measured again%s", cfg.out.c_str(), session,
-                  (generations + "]").c_str(), s->replay ? " (replayed)" : "");
+                   (generations + "]").c_str(), s->replay ? " (replayed)" : "");
     }
     checkpoints->write(true);
     const double startup_s = since_start();
     file->set_attribute(group, "startup_s", startup_s);
     report::line("start-up: %.1f s (machine probe %s %.1f s, template build check %.1f s, baselines %.1f s)", startup_s,
-                probe_origin, probe_s, template_s, baselines_s);
+                 probe_origin, probe_s, template_s, baselines_s);
     report::line("search: %d islands, budget %d evaluations each, fitness size %s, floor %s", size, cfg.budget,
-                s->evaluator->fitness_description().c_str(),
-                format_seconds(s->evaluator->floor_s(s->evaluator->fitness_size())).c_str());
+                 s->evaluator->fitness_description().c_str(),
+                 format_seconds(s->evaluator->floor_s(s->evaluator->fitness_size())).c_str());
   }
 
   runner.set_checkpoints(checkpoints.get());
@@ -454,7 +456,10 @@ int search(MPI_Comm comm, const search_start& st) {
   // to rank 0 for the file.
   if (finished && groups.leader() != 0) {
     const auto bests = allgather_strings(
-        groups.comm(), runner.best_own() ? json{{"row", *runner.best_own()}, {"source", runner.variant_source(runner.best_own()->source_hash)}}.dump() : "");
+        groups.comm(),
+        runner.best_own()
+            ? json{{"row", *runner.best_own()}, {"source", runner.variant_source(runner.best_own()->source_hash)}}.dump()
+            : "");
     if (rank == groups.leader()) {
       std::optional<store::candidate_row> best;
       std::string best_source;
@@ -468,16 +473,18 @@ int search(MPI_Comm comm, const search_start& st) {
         }
       }
       json w = nullptr;
-      if (best) w = final_comparison(*s, *best, best_source, groups.kind_of()[static_cast<std::size_t>(rank)] + " ", code);
-      else report::line("%s: no correct candidate was found", groups.kind_of()[static_cast<std::size_t>(rank)].c_str());
+      if (best)
+        w = final_comparison(*s, *best, best_source, groups.kind_of()[static_cast<std::size_t>(rank)] + " ", code);
+      else
+        report::line("%s: no correct candidate was found", groups.kind_of()[static_cast<std::size_t>(rank)].c_str());
       send_text(comm, 0, w.dump());
     }
   }
   auto report_checkpoints = [&] {
     const double session_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - session_t0).count();
     report::line("checkpoints: %d written, %.1f ms each on average (%.2f%% of this session's %.1f s)", checkpoints->count(),
-                checkpoints->count() ? 1e3 * checkpoints->total_s() / checkpoints->count() : 0.0,
-                session_s > 0 ? 100 * checkpoints->session_s() / session_s : 0.0, session_s);
+                 checkpoints->count() ? 1e3 * checkpoints->total_s() / checkpoints->count() : 0.0,
+                 session_s > 0 ? 100 * checkpoints->session_s() / session_s : 0.0, session_s);
   };
   if (rank == 0 && !finished) {
     checkpoints->write(true);
@@ -491,8 +498,9 @@ int search(MPI_Comm comm, const search_start& st) {
     if (!best) {
       report::line("no correct candidate was found: see %s", cfg.out.c_str());
     } else {
-      write_winner(*file, "/winner", final_comparison(*s, *best, runner.variant_source(best->source_hash),
-                                                      groups.mixed() ? groups.kind_of()[0] + " " : "", code));
+      write_winner(*file, "/winner",
+                   final_comparison(*s, *best, runner.variant_source(best->source_hash),
+                                    groups.mixed() ? groups.kind_of()[0] + " " : "", code));
     }
     for (int leader : other_leaders) {  // the other groups' winners, compared by their leaders
       const json w = json::parse(receive_text(comm, leader));

@@ -36,7 +36,9 @@ void install_stop_handlers() {
   sigaction(SIGUSR1, &sa, nullptr);
 }
 
-stop_request::stop_request(MPI_Comm comm, double grace_s) : control_(comm), grace_s_(grace_s) { MPI_Comm_dup(comm, &barrier_comm_); }
+stop_request::stop_request(MPI_Comm comm, double grace_s) : control_(comm), grace_s_(grace_s) {
+  MPI_Comm_dup(comm, &barrier_comm_);
+}
 
 stop_request::~stop_request() { MPI_Comm_free(&barrier_comm_); }
 
@@ -52,7 +54,8 @@ bool stop_request::poll() {
   for (auto& [src, text] : control_.poll()) {
     // "stop <seconds left>": clocks of different nodes are not comparable, durations are.
     const double left_s = std::stod(text.substr(text.find(' ') + 1));
-    const auto deadline = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(left_s));
+    const auto deadline =
+        now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(left_s));
     deadline_ = requested_ ? std::min(deadline_, deadline) : deadline;
     requested_ = true;
     (void)src;

@@ -18,10 +18,11 @@ constexpr std::int64_t max_count = 1000000000;  // budgets, evaluations, generat
 constexpr double day_s = 86400;
 
 void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
-  e.allow_only({"fitness_size", "fitness_problem", "threads", "timeout_s", "seeds", "warmup", "min_repetitions", "max_repetitions",
-                "target_spread", "time_cap_s", "physics_margin", "memory_limit_mb", "cache_dir", "scratch_dir",
-                "compiler", "device", "node_lock", "final_rounds", "compute_margin", "verify_fraction", "energy_burst_s",
-                "compile_jobs", "profiler", "profile_elites", "reference_timeout_s"});
+  e.allow_only({"fitness_size",   "fitness_problem", "threads",         "timeout_s",      "seeds",
+                "warmup",         "min_repetitions", "max_repetitions", "target_spread",  "time_cap_s",
+                "physics_margin", "memory_limit_mb", "cache_dir",       "scratch_dir",    "compiler",
+                "device",         "node_lock",       "final_rounds",    "compute_margin", "verify_fraction",
+                "energy_burst_s", "compile_jobs",    "profiler",        "profile_elites", "reference_timeout_s"});
   ev.fitness_size = e.str("fitness_size", ev.fitness_size);
   ev.fitness_problem = e.str("fitness_problem", ev.fitness_problem);
   ev.threads = e.whole("threads", ev.threads, 0, 4096);
@@ -38,8 +39,10 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
   ev.timing.time_cap_s = e.num("time_cap_s", ev.timing.time_cap_s, 0, day_s, "seconds", true);
   ev.checks.physics_margin = e.num("physics_margin", ev.checks.physics_margin, 1, 1000);
   ev.checks.compute_margin = e.num("compute_margin", ev.checks.compute_margin, 1, 1000);
-  ev.memory_limit_bytes = static_cast<std::uint64_t>(e.integer("memory_limit_mb", static_cast<std::int64_t>(ev.memory_limit_bytes >> 20), 1,
-                                                               std::int64_t{1} << 24, "MiB")) << 20;
+  ev.memory_limit_bytes =
+      static_cast<std::uint64_t>(
+          e.integer("memory_limit_mb", static_cast<std::int64_t>(ev.memory_limit_bytes >> 20), 1, std::int64_t{1} << 24, "MiB"))
+      << 20;
   if (e.has("cache_dir")) ev.cache_dir = e.str("cache_dir");
   ev.scratch_dir = e.str("scratch_dir", ev.scratch_dir.string());
   ev.compiler = e.str("compiler", ev.compiler);
@@ -55,8 +58,8 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
 
 // [llm] and its [[llm.models]]: the LLM proposer (docs/llm.md).
 void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesystem::path& config_file) {
-  l.allow_only({"share", "island_shares", "refine", "turns", "bandit", "stagnation_generations", "whole_file", "elites_in_prompt", "max_tokens",
-                "max_cost", "prompts", "notes", "models"});
+  l.allow_only({"share", "island_shares", "refine", "turns", "bandit", "stagnation_generations", "whole_file", "elites_in_prompt",
+                "max_tokens", "max_cost", "prompts", "notes", "models"});
   s.share = l.num("share", s.share, 0, 1);
   for (const auto& v : l.scalars_as_text("island_shares")) {
     double x = -1;
@@ -79,8 +82,9 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
     std::filesystem::path path = p;
     return path.is_relative() ? config_file.parent_path() / path : path;
   };
-  const std::filesystem::path prompts = l.has("prompts") ? relative(l.str("prompts"))
-                                                         : std::filesystem::path(build_info::source_kernels_dir).parent_path() / "configs" / "prompts";
+  const std::filesystem::path prompts =
+      l.has("prompts") ? relative(l.str("prompts"))
+                       : std::filesystem::path(build_info::source_kernels_dir).parent_path() / "configs" / "prompts";
   s.system_prompt = prompts / "system.md";
   s.variation_prompt = prompts / "variation.md";
   s.repair_prompt = prompts / "repair.md";
@@ -106,7 +110,8 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
     e.max_attempts = m.whole("max_attempts", e.max_attempts, 1, 100);
     e.backoff_initial_s = m.num("backoff_initial_s", e.backoff_initial_s, 0, 3600, "seconds");
     e.backoff_max_s = m.num("backoff_max_s", e.backoff_max_s, 0, day_s, "seconds");
-    if (e.backoff_max_s < e.backoff_initial_s) m.fail("backoff_max_s", "backoff times must satisfy 0 <= backoff_initial_s <= backoff_max_s");
+    if (e.backoff_max_s < e.backoff_initial_s)
+      m.fail("backoff_max_s", "backoff times must satisfy 0 <= backoff_initial_s <= backoff_max_s");
     e.price_prompt_per_mtok = m.num("price_prompt_per_mtok", e.price_prompt_per_mtok, 0, 1e6);
     e.price_completion_per_mtok = m.num("price_completion_per_mtok", e.price_completion_per_mtok, 0, 1e6);
     s.models.push_back(std::move(x));
@@ -115,7 +120,9 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
 
 }  // namespace
 
-run_config load_run_config(const std::filesystem::path& file) { return parse_run_config(util::read_file(file.string()), file, file.string()); }
+run_config load_run_config(const std::filesystem::path& file) {
+  return parse_run_config(util::read_file(file.string()), file, file.string());
+}
 
 run_config parse_run_config(const std::string& text, const std::filesystem::path& file, const std::string& origin) {
   run_config c;

@@ -26,7 +26,7 @@ struct run_config : search_settings {
   double grace_s = 25;
   eval::eval_settings eval;
   std::filesystem::path node_lock = "/tmp/galapagos-node.lock";
-  int final_rounds = 10;  // interleaved rounds winner vs baselines
+  int final_rounds = 10;           // interleaved rounds winner vs baselines
   double reference_timeout_s = 0;  // one call of the family's reference; 0: max(60 s, 20 x [eval] timeout_s)
   // The LLM proposer ([llm], docs/llm.md); no models: genomes only. Its budget is the run's,
   // split evenly among the islands.

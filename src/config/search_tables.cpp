@@ -24,7 +24,8 @@ void check(const toml_section& s, const core::strategy_settings& settings) {
 }
 
 void read_search(const toml_section& s, search_settings& out) {
-  s.allow_only({"budget", "seed", "population", "offspring", "elite", "tournament", "crossover_rate", "mutation_rate", "max_tries"});
+  s.allow_only(
+      {"budget", "seed", "population", "offspring", "elite", "tournament", "crossover_rate", "mutation_rate", "max_tries"});
   auto& ga = out.ga;
   out.budget = s.whole("budget", out.budget, 1, max_count);
   out.seed = static_cast<std::uint64_t>(s.integer("seed", static_cast<std::int64_t>(out.seed), 0, INT64_MAX));
@@ -41,7 +42,7 @@ void read_search(const toml_section& s, search_settings& out) {
 // given, else `kind` for every island.
 void read_strategy(const toml_section& t, search_settings& out) {
   t.allow_only({"kind", "kinds", "initial", "local_share", "local_elites", "temperature", "cooling", "restart_after",
-                 "random_share", "pool"});
+                "random_share", "pool"});
   auto& base = out.strategy;
   base.kind = t.str("kind", base.kind);
   base.initial = t.whole("initial", base.initial, 0, max_count);

@@ -20,8 +20,8 @@ struct migration_settings {
   // arrive otherwise; "asynchronous" = always as they arrive (a replayed run then times the
   // orchestration as a measured run would, but is no longer reproducible).
   std::string arrival = "auto";
-  int interval = 2;               // generations between migrations
-  int count = 2;                  // individuals sent each time
+  int interval = 2;  // generations between migrations
+  int count = 2;     // individuals sent each time
 };
 
 struct search_settings {

@@ -9,7 +9,8 @@
 namespace galapagos::core {
 
 void forest::fit(const std::vector<genome>& x, const std::vector<double>& y, rng& r) {
-  if (x.empty() || x.size() != y.size()) throw std::invalid_argument("forest::fit: needs as many targets as points, at least one");
+  if (x.empty() || x.size() != y.size())
+    throw std::invalid_argument("forest::fit: needs as many targets as points, at least one");
   trees_.assign(static_cast<std::size_t>(settings_.trees), {});
   levels_.assign(x.front().size(), 1);
   for (const auto& g : x)
@@ -71,7 +72,8 @@ int forest::grow(tree& t, std::vector<int>& rows, const std::vector<genome>& x, 
 
   std::vector<int> left_rows, right_rows;
   for (const int row : rows)
-    (x[static_cast<std::size_t>(row)][static_cast<std::size_t>(best_feature)] <= best_threshold ? left_rows : right_rows).push_back(row);
+    (x[static_cast<std::size_t>(row)][static_cast<std::size_t>(best_feature)] <= best_threshold ? left_rows : right_rows)
+        .push_back(row);
   rows.clear();
   rows.shrink_to_fit();
   const int left = grow(t, left_rows, x, y, r);

@@ -14,8 +14,8 @@ namespace galapagos::core {
 
 struct forest_settings {
   int trees = 24;
-  int min_split = 3;            // nodes with fewer samples are leaves
-  double feature_share = 0.6;   // share of the parameters tried at each split (at least one)
+  int min_split = 3;           // nodes with fewer samples are leaves
+  double feature_share = 0.6;  // share of the parameters tried at each split (at least one)
 };
 
 class forest {
@@ -49,9 +49,9 @@ class forest {
 
   forest_settings settings_;
   std::vector<tree> trees_;
-  std::vector<int> levels_;  // per parameter: 1 + the largest value index seen
-  std::vector<int> counts_;  // scratch of grow: rows per value index
-  std::vector<double> sums_; // and their targets' sum
+  std::vector<int> levels_;   // per parameter: 1 + the largest value index seen
+  std::vector<int> counts_;   // scratch of grow: rows per value index
+  std::vector<double> sums_;  // and their targets' sum
 };
 
 }  // namespace galapagos::core

@@ -19,8 +19,8 @@ bool is_fresh(const point& p, const std::set<point>& seen, const std::set<point>
 }
 
 // A random point of the template's space (variant 0) that is neither seen nor taken.
-std::optional<point> fresh_sample(const search_space& space, rng& r, int max_tries,
-                                  const std::set<point>& seen, const std::set<point>& taken) {
+std::optional<point> fresh_sample(const search_space& space, rng& r, int max_tries, const std::set<point>& seen,
+                                  const std::set<point>& taken) {
   for (int t = 0; t < max_tries; ++t) {
     auto g = space.sample(r, max_tries);
     if (!g) break;
@@ -83,7 +83,8 @@ bool island::seen(const point& p) const { return seen_.contains(p); }
 
 void island::check_length(const point& p, const char* who) const {
   if (p.variant < 0 || p.variant >= variants()) throw std::invalid_argument(std::string(who) + ": unknown variant");
-  if (p.g.size() != space(p.variant).parameters().size()) throw std::invalid_argument(std::string(who) + ": genome length mismatch");
+  if (p.g.size() != space(p.variant).parameters().size())
+    throw std::invalid_argument(std::string(who) + ": genome length mismatch");
 }
 
 void island::record(const individual& ind) {
@@ -108,8 +109,7 @@ void island::advance() {
       }
     }
   }
-  std::stable_sort(pool.begin(), pool.end(),
-                   [](const individual& a, const individual& b) { return a.fitness < b.fitness; });
+  std::stable_sort(pool.begin(), pool.end(), [](const individual& a, const individual& b) { return a.fitness < b.fitness; });
   // Sorting puts the old elites ahead of anything worse, so truncation never loses them.
   const auto keep = static_cast<std::size_t>(std::max({settings_.population, settings_.elite, 1}));
   if (pool.size() > keep) pool.resize(keep);
@@ -139,8 +139,7 @@ void island::restore(int generation, std::vector<individual> population, const s
 
 std::vector<individual> island::best(int k) const {
   std::vector<individual> sorted = population_;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const individual& a, const individual& b) { return a.fitness < b.fitness; });
+  std::stable_sort(sorted.begin(), sorted.end(), [](const individual& a, const individual& b) { return a.fitness < b.fitness; });
   const auto n = static_cast<std::size_t>(std::max(0, k));
   if (sorted.size() > n) sorted.resize(n);
   return sorted;

@@ -22,13 +22,13 @@
 namespace galapagos::core {
 
 struct ga_settings {
-  int population = 8;          // survivors kept per generation
-  int offspring = 8;           // genomes proposed per generation (after generation 0)
-  int elite = 2;               // best individuals always kept
-  int tournament = 3;          // tournament size for parent selection
-  double crossover_rate = 0.9; // probability that a child is a uniform crossover of two parents
-  double mutation_rate = 0.2;  // per-gene probability of drawing a new value
-  int max_tries = 2000;        // attempts to find an unseen valid genome before giving up
+  int population = 8;           // survivors kept per generation
+  int offspring = 8;            // genomes proposed per generation (after generation 0)
+  int elite = 2;                // best individuals always kept
+  int tournament = 3;           // tournament size for parent selection
+  double crossover_rate = 0.9;  // probability that a child is a uniform crossover of two parents
+  double mutation_rate = 0.2;   // per-gene probability of drawing a new value
+  int max_tries = 2000;         // attempts to find an unseen valid genome before giving up
 };
 
 struct individual {
@@ -73,10 +73,8 @@ class island {
   // Puts the island back where a checkpoint left it, between two generations: its generation
   // count, population, random engine state (rng::state() text) and every genome it has seen.
   // Throws std::invalid_argument for a genome of the wrong length or a malformed engine state.
-  void restore(int generation, std::vector<individual> population, const std::string& rng_state,
-               const std::vector<point>& seen);
-  void restore(int generation, std::vector<individual> population, const std::string& rng_state,
-               const std::vector<genome>& seen);
+  void restore(int generation, std::vector<individual> population, const std::string& rng_state, const std::vector<point>& seen);
+  void restore(int generation, std::vector<individual> population, const std::string& rng_state, const std::vector<genome>& seen);
 
   const std::vector<individual>& population() const { return population_; }
   // The value index of `variant`'s parameter i that `from` holds, or -1 when its space has no

@@ -44,11 +44,21 @@ void append_json_string(std::string& out, const std::string& s) {
   out += '"';
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -68,10 +78,8 @@ search_space::search_space(std::vector<parameter> params, predicate valid)
     : params_(std::move(params)), valid_(std::move(valid)) {
   std::set<std::string> names;
   for (const auto& p : params_) {
-    if (p.values.empty())
-      throw std::invalid_argument("search_space: parameter '" + p.name + "' has no values");
-    if (!names.insert(p.name).second)
-      throw std::invalid_argument("search_space: duplicate parameter '" + p.name + "'");
+    if (p.values.empty()) throw std::invalid_argument("search_space: parameter '" + p.name + "' has no values");
+    if (!names.insert(p.name).second) throw std::invalid_argument("search_space: duplicate parameter '" + p.name + "'");
   }
 }
 
@@ -109,8 +117,7 @@ std::optional<genome> search_space::sample(rng& r, int max_tries) const {
   }
   genome g(params_.size());
   for (int t = 0; t < max_tries; ++t) {
-    for (std::size_t i = 0; i < params_.size(); ++i)
-      g[i] = r.below(static_cast<int>(params_[i].values.size()));
+    for (std::size_t i = 0; i < params_.size(); ++i) g[i] = r.below(static_cast<int>(params_[i].values.size()));
     if (is_valid(g)) return g;
   }
   return std::nullopt;
@@ -145,16 +152,14 @@ void search_space::enumerate(const std::function<bool(const genome&)>& f) const 
 }
 
 std::map<std::string, std::string> search_space::values(const genome& g) const {
-  if (g.size() != params_.size())
-    throw std::invalid_argument("search_space::values: genome length mismatch");
+  if (g.size() != params_.size()) throw std::invalid_argument("search_space::values: genome length mismatch");
   std::map<std::string, std::string> out;
   for (std::size_t i = 0; i < g.size(); ++i) out[params_[i].name] = params_[i].values.at(g[i]);
   return out;
 }
 
 std::string search_space::to_json(const genome& g) const {
-  if (g.size() != params_.size())
-    throw std::invalid_argument("search_space::to_json: genome length mismatch");
+  if (g.size() != params_.size()) throw std::invalid_argument("search_space::to_json: genome length mismatch");
   std::string out = "{";
   for (std::size_t i = 0; i < g.size(); ++i) {
     if (i > 0) out += ',';

@@ -31,15 +31,15 @@ class search_space {
   search_space(std::vector<parameter> params, predicate valid, std::vector<genome> points);
 
   const std::vector<parameter>& parameters() const { return params_; }
-  bool is_valid(const genome& g) const;          // in range and satisfies the predicate
-  double cardinality() const;                     // product of value counts (may be huge)
+  bool is_valid(const genome& g) const;                       // in range and satisfies the predicate
+  double cardinality() const;                                 // product of value counts (may be huge)
   std::optional<genome> sample(rng& r, int max_tries) const;  // uniform over valid points (rejection)
   // Counts valid points by enumeration, stopping at `limit` (returns limit when reached).
   std::uint64_t count_valid(std::uint64_t limit) const;
   // Calls f on every valid genome in lexicographic order until f returns false.
   void enumerate(const std::function<bool(const genome&)>& f) const;
   std::map<std::string, std::string> values(const genome& g) const;
-  std::string to_json(const genome& g) const;     // {"NAME": value, ...}; numbers unquoted
+  std::string to_json(const genome& g) const;  // {"NAME": value, ...}; numbers unquoted
   std::optional<genome> from_values(const std::map<std::string, std::string>& v) const;
 
  private:

@@ -34,18 +34,18 @@ struct strategy_settings {
   std::string kind = "forest";  // forest | hybrid | ga | random | exhaustive | annealing
   ga_settings ga;               // population, offspring (the batch), elite, ... (ga and hybrid)
   // forest and hybrid
-  int initial = 8;              // random samples before the model or the local search starts
-  double local_share = 0.75;    // share of a batch that is local moves (the rest: GA offspring)
-  int local_elites = 3;         // elites whose neighbourhoods are searched, best first
+  int initial = 8;            // random samples before the model or the local search starts
+  double local_share = 0.75;  // share of a batch that is local moves (the rest: GA offspring)
+  int local_elites = 3;       // elites whose neighbourhoods are searched, best first
   // forest
-  double random_share = 0.25;   // share of a batch that is random samples
-  int pool = 20000;             // candidates scored per batch: every valid point when there
-                                // are no more, else this many random ones (and neighbourhoods)
+  double random_share = 0.25;  // share of a batch that is random samples
+  int pool = 20000;            // candidates scored per batch: every valid point when there
+                               // are no more, else this many random ones (and neighbourhoods)
   // annealing
-  double temperature = 0.10;    // initial temperature, in relative time (0.1: a 10% worse
-                                // move is accepted with probability 1/e)
-  double cooling = 0.97;        // temperature factor per evaluation
-  int restart_after = 25;       // evaluations without improvement before a random restart
+  double temperature = 0.10;  // initial temperature, in relative time (0.1: a 10% worse
+                              // move is accepted with probability 1/e)
+  double cooling = 0.97;      // temperature factor per evaluation
+  int restart_after = 25;     // evaluations without improvement before a random restart
   // exhaustive: this island enumerates every shards-th valid point, starting with the shard-th
   int shard = 0;
   int shards = 1;
@@ -67,7 +67,10 @@ class strategy {
   // Ends a generation (the GA selects survivors here).
   virtual void advance() { ++generation_; }
 
-  void mark_seen(const genome& g) { seen_.insert(g); on_mark_seen(g); }
+  void mark_seen(const genome& g) {
+    seen_.insert(g);
+    on_mark_seen(g);
+  }
   bool seen(const genome& g) const { return seen_.contains(g); }
   std::size_t evaluated() const { return history_.size(); }
   int generation() const { return generation_; }
@@ -107,8 +110,7 @@ class strategy {
 };
 
 // Throws std::invalid_argument for an unknown kind or settings out of range, naming the key.
-std::unique_ptr<strategy> make_strategy(const search_space& space, const strategy_settings& settings,
-                                        std::uint64_t seed);
+std::unique_ptr<strategy> make_strategy(const search_space& space, const strategy_settings& settings, std::uint64_t seed);
 
 // Checks settings (kind known, shares in [0, 1], counts positive ...); throws
 // std::invalid_argument "<key>: <problem>".

@@ -66,8 +66,8 @@ class annealing_strategy final : public strategy {
     }
   }
   std::string save_extra() const override {
-    std::string s = "temperature " + number_text(temperature_) + "\nsince " + std::to_string(since_improvement_) +
-                    "\nbest " + number_text(best_) + "\n";
+    std::string s = "temperature " + number_text(temperature_) + "\nsince " + std::to_string(since_improvement_) + "\nbest " +
+                    number_text(best_) + "\n";
     if (has_current_) s += "current " + number_text(current_.fitness) + " " + genome_text(current_.g) + "\n";
     return s;
   }
@@ -77,9 +77,12 @@ class annealing_strategy final : public strategy {
       std::istringstream in(line);
       std::string key;
       in >> key;
-      if (key == "temperature") temperature_ = read_number(in);
-      else if (key == "since") in >> since_improvement_;
-      else if (key == "best") best_ = read_number(in);
+      if (key == "temperature")
+        temperature_ = read_number(in);
+      else if (key == "since")
+        in >> since_improvement_;
+      else if (key == "best")
+        best_ = read_number(in);
       else if (key == "current") {
         current_.fitness = read_number(in);
         current_.g = read_genome(in, space_.parameters().size());

@@ -74,7 +74,7 @@ class ga_strategy : public strategy {
 
  private:
   std::string island_rng_state() const { return island_.random().state(); }
-  mutable island island_;  // random() is not const; state() only reads it
+  mutable island island_;               // random() is not const; state() only reads it
   std::vector<individual> population_;  // read by load_extra for after_restore
   std::string rng_text_;
 };
@@ -82,8 +82,7 @@ class ga_strategy : public strategy {
 // ------------------------------------------------------------------------------------------
 class hybrid_strategy final : public ga_strategy {
  public:
-  hybrid_strategy(const search_space& s, const strategy_settings& st, std::uint64_t seed)
-      : ga_strategy(s, st, seed), moves_(s) {}
+  hybrid_strategy(const search_space& s, const strategy_settings& st, std::uint64_t seed) : ga_strategy(s, st, seed), moves_(s) {}
   std::string kind() const override { return "hybrid"; }
 
   std::vector<genome> propose(int count) override {

@@ -65,10 +65,14 @@ class exhaustive_strategy final : public strategy {
       std::istringstream in(line);
       std::string key;
       in >> key;
-      if (key == "cursor") cursor_ = read_genome(in, space_.parameters().size());
-      else if (key == "index") in >> index_;
-      else if (key == "done") in >> done_;
-      else bad_state("unknown line '" + key + "' for exhaustive");
+      if (key == "cursor")
+        cursor_ = read_genome(in, space_.parameters().size());
+      else if (key == "index")
+        in >> index_;
+      else if (key == "done")
+        in >> done_;
+      else
+        bad_state("unknown line '" + key + "' for exhaustive");
     }
   }
 

@@ -111,8 +111,7 @@ const std::string& builder::identity(const std::string& compiler) const {
   auto it = identities_.find(compiler);
   if (it != identities_.end()) return it->second;
   std::string out;
-  if (run_program({compiler, "--version"}, out, 30) != 0)
-    throw error(compiler, "compiler not usable: " + out.substr(0, 200));
+  if (run_program({compiler, "--version"}, out, 30) != 0) throw error(compiler, "compiler not usable: " + out.substr(0, 200));
   // nvcc prints its release on the last line, g++ on the first.
   std::string id = out;
   while (!id.empty() && id.back() == '\n') id.pop_back();
@@ -209,7 +208,8 @@ std::vector<std::string> include_dirs_of(const build_request& r) {
 
 std::vector<std::string> shared_flags_of(const build_request& r) {
   return r.shared_flags.empty()
-      ? std::vector<std::string>{"-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"} : r.shared_flags;
+             ? std::vector<std::string>{"-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"}
+             : r.shared_flags;
 }
 
 bool is_nvcc(const std::string& compiler) { return std::filesystem::path(compiler).filename() == "nvcc"; }
@@ -252,7 +252,8 @@ struct private_folder {
   std::filesystem::path root;
   explicit private_folder(const std::filesystem::path& cache_dir) {
     std::string tmpl = (cache_dir / "tmp" / "build-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw error(cache_dir.string(), std::string("cannot create a build folder: ") + std::strerror(errno));
+    if (!mkdtemp(tmpl.data()))
+      throw error(cache_dir.string(), std::string("cannot create a build folder: ") + std::strerror(errno));
     root = tmpl;
     std::filesystem::create_directories(root / "src");
     std::filesystem::create_directories(root / "tmp");
@@ -280,7 +281,8 @@ std::string build_key(const build_request& r, const std::string& compiler_identi
         key.add(e.path().filename().string()).add(util::read_file(e.path().string()));
   std::set<std::filesystem::path> seen;
   add_quoted_includes(key, text, source_dir_of(r), include_dirs, seen);
-  for (const std::vector<std::string>* list : std::initializer_list<const std::vector<std::string>*>{&r.flags, &shared, &r.defines, &include_dirs, &r.libs}) {
+  for (const std::vector<std::string>* list :
+       std::initializer_list<const std::vector<std::string>*>{&r.flags, &shared, &r.defines, &include_dirs, &r.libs}) {
     key.add(std::to_string(list->size()));
     for (const auto& s : *list) key.add(s);
   }
@@ -394,13 +396,16 @@ build_result builder::build(const build_request& r) const {
     out.killed = true;
     out.log = log + name + ": error: the compiler was " +
               (run.timed_out ? "killed after " + std::to_string(static_cast<int>(timeout_s_)) + " s (time-out)"
-                             : run.signal ? "killed by " + util::signal_name(run.signal) : std::string("stopped: a sub-process was killed")) +
+               : run.signal  ? "killed by " + util::signal_name(run.signal)
+                             : std::string("stopped: a sub-process was killed")) +
               "; not cached\n";
     return out;
   }
   std::string outside;
-  if (std::filesystem::exists(deps)) outside = reads_outside(util::read_file(deps.string()), workdir, roots);
-  else if (run.exit_code == 0) outside = "(no dependency list was written)";
+  if (std::filesystem::exists(deps))
+    outside = reads_outside(util::read_file(deps.string()), workdir, roots);
+  else if (run.exit_code == 0)
+    outside = "(no dependency list was written)";
   if (!outside.empty()) {
     out.log = name + ": error: refused: the compile read " + outside + ", outside the folders a candidate may read\n";
   } else if (run.exit_code == 0 && std::filesystem::exists(object)) {

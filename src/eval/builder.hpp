@@ -23,11 +23,11 @@ struct build_request {
   std::string compiler;                   // empty: the builder's default (g++)
   std::vector<std::string> shared_flags;  // how this compiler makes a shared object; empty: g++'s
   std::filesystem::path source;
-  std::string source_text;                // empty: read from `source`
-  std::vector<std::string> flags;         // the family's flags
-  std::vector<std::string> defines;       // "GLP_TILE_X=64"
+  std::string source_text;           // empty: read from `source`
+  std::vector<std::string> flags;    // the family's flags
+  std::vector<std::string> defines;  // "GLP_TILE_X=64"
   std::vector<std::string> include_dirs;
-  std::vector<std::string> libs;          // "-lopenblas", "-L/dir"
+  std::vector<std::string> libs;  // "-lopenblas", "-L/dir"
 };
 
 struct build_result {
@@ -39,7 +39,7 @@ struct build_result {
   std::string command;      // the command line, as run on the cache's copy of the source
   double compile_time_s = 0;
   bool cached = false;
-  bool killed = false;      // stopped from outside (time-out, a signal) or did not start: not cached
+  bool killed = false;  // stopped from outside (time-out, a signal) or did not start: not cached
 };
 
 class builder {

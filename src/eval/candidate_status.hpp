@@ -42,6 +42,9 @@ void to_json(Json& j, candidate_status s) {
 }
 // The status of a stored name; nullopt for a name no status has.
 std::optional<candidate_status> candidate_status_from(std::string_view name);
+// Whether a stored name (a row's `status`) is the name of candidate_status::ok: the one test a
+// row read back from a file needs, instead of comparing with "ok" by hand.
+inline bool stored_ok(std::string_view name) { return candidate_status_from(name) == candidate_status::ok; }
 // The same for a name read from `file` (at `where`, e.g. "/candidates row 7"): throws
 // galapagos::error "<file>: <where>: unknown status 'x'" for a name no status has.
 candidate_status stored_status(const std::string& name, const std::string& file, const std::string& where);

@@ -123,8 +123,7 @@ std::vector<std::string> compiler_environment(const std::string& compiler, const
     // host compiler from PATH.
     std::error_code ec;
     const auto real = std::filesystem::canonical(resolved, ec);
-    if (!ec && real.parent_path() != std::filesystem::absolute(resolved).parent_path())
-      path += real.parent_path().string() + ":";
+    if (!ec && real.parent_path() != std::filesystem::absolute(resolved).parent_path()) path += real.parent_path().string() + ":";
   }
   path += "/usr/local/bin:/usr/bin:/bin";
   std::vector<std::string> env = {"PATH=" + path, "LANG=C", "LC_ALL=C", "HOME=" + private_tmp.string(),

@@ -28,9 +28,7 @@ namespace galapagos::eval {
 
 namespace detail {
 
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
+double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
 std::filesystem::path abi_include_dir(const families::family& f) {
   auto beside = f.dir.parent_path() / "include";
@@ -61,7 +59,8 @@ sample_stats summarize(std::vector<double> v) {
   return s;
 }
 
-evaluator::evaluator(const families::family& f, std::string backend, eval_settings settings, ceilings c, std::uint64_t secret_seed)
+evaluator::evaluator(const families::family& f, std::string backend, eval_settings settings, ceilings c,
+                     std::uint64_t secret_seed)
     : family_(f),
       backend_(std::move(backend)),
       settings_(std::move(settings)),
@@ -100,13 +99,15 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   const generator_fns* gen = f.generator_source.empty() ? nullptr : &generator_;
   family_code_ = std::make_unique<family_process>(f, &problem::serve);
   for (std::size_t i = 0; i < accept.size(); ++i)
-    accept_problems_.push_back(std::make_unique<problem>(f, accept[i], *arena_, *family_code_, f.accept_sizes[i].generator_spec, gen));
+    accept_problems_.push_back(
+        std::make_unique<problem>(f, accept[i], *arena_, *family_code_, f.accept_sizes[i].generator_spec, gen));
   timing_problem_ = std::make_unique<problem>(f, fitness_, *arena_, *family_code_, fitness_spec_, gen);
   family_code_->start();  // after every problem it serves exists, before any thread does
   if (toolchain_.worker_backend != "cpu") probe_device();
   measured_ = ceilings_;
   int jobs = settings_.compile_jobs;
-  if (jobs < 0) jobs = toolchain_.worker_backend == "cpu" ? 0 : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
+  if (jobs < 0)
+    jobs = toolchain_.worker_backend == "cpu" ? 0 : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
   if (jobs > 0) ahead_ = std::make_unique<compile_queue>(builder_, jobs);
 }
 
@@ -125,8 +126,8 @@ void evaluator::raise_ceilings(double bandwidth_gbs, double peak_gflops, double 
 std::string evaluator::describe_ceilings() const {
   char buf[600];
   std::snprintf(buf, sizeof buf, "bandwidth %.1f GB/s (%s), float64 %.1f GFLOP/s (%s), float32 %.1f GFLOP/s (%s)",
-                ceilings_.bandwidth_gbs, ceilings_.bandwidth_source.c_str(), ceilings_.peak_gflops,
-                ceilings_.peak_source.c_str(), ceilings_.peak_gflops_f32, ceilings_.peak_f32_source.c_str());
+                ceilings_.bandwidth_gbs, ceilings_.bandwidth_source.c_str(), ceilings_.peak_gflops, ceilings_.peak_source.c_str(),
+                ceilings_.peak_gflops_f32, ceilings_.peak_f32_source.c_str());
   std::string out = buf;
   if (ceilings_.hardware_gflops > 0) {
     std::snprintf(buf, sizeof buf, "; at most %.1f / %.1f GFLOP/s float64/float32 (%s)", ceilings_.hardware_gflops,
@@ -142,8 +143,9 @@ std::string evaluator::describe_ceilings() const {
 void evaluator::reprobe(bool bandwidth, bool arithmetic) {
   if (toolchain_.worker_backend == "cpu") {
     const bool f32 = family_.compute_type() == families::dtype::float32;
-    raise_ceilings(bandwidth ? measure_bandwidth_gbs(ceilings_.llc_bytes) : 0, arithmetic && !f32 ? measure_peak_gflops(false) : 0,
-                   arithmetic && f32 ? measure_peak_gflops(true) : 0, "probe repeated during the search");
+    raise_ceilings(bandwidth ? measure_bandwidth_gbs(ceilings_.llc_bytes) : 0,
+                   arithmetic && !f32 ? measure_peak_gflops(false) : 0, arithmetic && f32 ? measure_peak_gflops(true) : 0,
+                   "probe repeated during the search");
     return;
   }
   const ceilings before = ceilings_;
@@ -208,10 +210,10 @@ families::sizes evaluator::resolve(const families::problem_spec& p) const {
   q.function = p.generator_spec.c_str();
   const auto r = sizing.call(q, family_code::generator, "problem '" + p.generator_spec + "'");
   families::sizes s(r.sizes, r.sizes + family_.symbols.size());
-  if (r.rc != 0)
-    throw error(family_.generator_source.string(), "problem '" + p.generator_spec + "': " + r.message);
+  if (r.rc != 0) throw error(family_.generator_source.string(), "problem '" + p.generator_spec + "': " + r.message);
   for (std::size_t i = 0; i < s.size(); ++i)
-    if (s[i] < 0) throw error(family_.generator_source.string(), "problem '" + p.generator_spec + "': no value for " + family_.symbols[i]);
+    if (s[i] < 0)
+      throw error(family_.generator_source.string(), "problem '" + p.generator_spec + "': no value for " + family_.symbols[i]);
   return s;
 }
 
@@ -313,7 +315,8 @@ measurement evaluator::evaluate(const candidate_source& c) {
       m.device_time_s = seconds_since(*held);
       device_busy_s_ += m.device_time_s;
     }
-    if (m.status != candidate_status::ok) m.time_median_s = m.time_min_s = m.time_spread_s = std::numeric_limits<double>::quiet_NaN();
+    if (m.status != candidate_status::ok)
+      m.time_median_s = m.time_min_s = m.time_spread_s = std::numeric_limits<double>::quiet_NaN();
     return m;
   };
   auto s = open(c, m, &held);

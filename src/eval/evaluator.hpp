@@ -25,7 +25,7 @@
 namespace galapagos::eval {
 
 struct timing_policy {
-  int warmup = 2;              // untimed for the statistics; the first two double as the determinism check
+  int warmup = 2;  // untimed for the statistics; the first two double as the determinism check
   int min_repetitions = 5;
   int max_repetitions = 30;
   double target_spread = 0.05;  // stop when IQR / median is below this...
@@ -36,18 +36,18 @@ struct timing_policy {
 };
 
 struct check_policy {
-  int seeds = 2;                  // fresh input sets per acceptance size
+  int seeds = 2;  // fresh input sets per acceptance size
   // A run faster than the floor is suspect_too_fast: below bytes / (bandwidth x physics_margin)
   // or flops / (peak x compute_margin), the peak never above the hardware bound. Measured
   // ceilings are raised by anything trusted that beats them (a re-probe, a library baseline).
-  double physics_margin = 1.5;    // memory traffic: a probe sees less than a tuned kernel can
-  double compute_margin = 1.1;    // arithmetic: a tuned BLAS is close to the machine's peak
+  double physics_margin = 1.5;  // memory traffic: a probe sees less than a tuned kernel can
+  double compute_margin = 1.1;  // arithmetic: a tuned BLAS is close to the machine's peak
   // GPUs: the device's events are believed down to this share below the orchestrator's own clock
   // (its interval around the run, less the calibrated empty run); a time the worker reports below
   // that is replaced by it. CPUs use the orchestrator's clock alone.
   double gpu_timer_slack_rel = 0.02;
-  int timer_attempts = 3;         // a worker clock beyond the orchestrator's must persist this often
-  double determinism_ulps = 64;   // identical runs may differ by this many ulps of the output scale
+  int timer_attempts = 3;        // a worker clock beyond the orchestrator's must persist this often
+  double determinism_ulps = 64;  // identical runs may differ by this many ulps of the output scale
   // Share of timed runs (after the two warm-up runs, which always are) compared with the
   // reference, drawn in secret after each run. The others still get every check that needs no
   // reference: inputs unchanged, every output written, no NaN/Inf, the physical floor. A family
@@ -58,8 +58,8 @@ struct check_policy {
 struct eval_settings {
   timing_policy timing;
   check_policy checks;
-  int threads = 0;                 // 0: every CPU of the node
-  double timeout_s = 60;           // wall-clock limit of any one request to the worker
+  int threads = 0;                                // 0: every CPU of the node
+  double timeout_s = 60;                          // wall-clock limit of any one request to the worker
   std::uint64_t memory_limit_bytes = 4ull << 30;  // address space for the candidate beyond the arena
   std::string fitness_size = "tune";
   std::string fitness_problem;      // a generator spec that replaces fitness_size (e.g. "mtx:A.mtx")
@@ -93,9 +93,9 @@ struct measurement {
   double time_median_s = 0, time_min_s = 0, time_spread_s = 0;
   int repetitions = 0;
   double rel_error = 0;
-  double floor_s = 0;  // cost-model floor at the fitness size
-  int verified_runs = 0;    // runs compared with the reference
-  double device_time_s = 0; // wall time the device was held (worker start to the end)
+  double floor_s = 0;        // cost-model floor at the fitness size
+  int verified_runs = 0;     // runs compared with the reference
+  double device_time_s = 0;  // wall time the device was held (worker start to the end)
   double energy_j = 0.0 / 0.0, power_w = 0.0 / 0.0, sm_clock_mhz = 0.0 / 0.0;  // NaN: not measured
   int throttled_runs = 0;
   std::vector<double> sm_clocks_mhz;  // after each timed run (NVML)
@@ -103,14 +103,16 @@ struct measurement {
   // figure, kept to show how far it is from the orchestrator's (docs/threat-model.md).
   std::vector<double> worker_clock_s;
   double worker_clock_median_s = 0.0 / 0.0;
-  double roofline_fraction() const { return status == candidate_status::ok && time_median_s > 0 ? floor_s / time_median_s : 0.0 / 0.0; }
+  double roofline_fraction() const {
+    return status == candidate_status::ok && time_median_s > 0 ? floor_s / time_median_s : 0.0 / 0.0;
+  }
 };
 
 struct candidate_source {
   std::filesystem::path source;
-  std::string text;                                   // empty: read the file
-  std::map<std::string, std::string> params;          // -DGLP_<name>=<value>
-  std::vector<std::string> flags;                     // compile flags
+  std::string text;                           // empty: read the file
+  std::map<std::string, std::string> params;  // -DGLP_<name>=<value>
+  std::vector<std::string> flags;             // compile flags
   std::vector<std::string> libs;
   // A family's shipped baseline (trusted code): never rejected for speed; when it beats a
   // ceiling, the ceiling is raised to what it achieved.
@@ -166,7 +168,7 @@ class evaluator final : public measurer {
   build_request build_request_for(const candidate_source& c) const;
   double floor_s(const families::sizes& s) const;
   double family_peak_gflops() const;
-  const ceilings& machine() const { return ceilings_; }    // what floors are computed from
+  const ceilings& machine() const { return ceilings_; }   // what floors are computed from
   const ceilings& measured() const { return measured_; }  // what this process measured itself
   // Floors use the best of these and what was measured (other islands' probes, say).
   void raise_ceilings(double bandwidth_gbs, double peak_gflops, double peak_gflops_f32, const std::string& source);

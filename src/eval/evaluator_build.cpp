@@ -89,8 +89,9 @@ build_request evaluator::build_request_for(const candidate_source& c) const {
   r.source_text = c.text;
   // Families name the Kokkos found at configure time as @KOKKOS_INCLUDE_DIR@ / @KOKKOS_LIB_DIR@.
   auto expand = [](std::string s) {
-    for (const auto& [token, value] : {std::pair<std::string, std::string>{"@KOKKOS_INCLUDE_DIR@", build_info::kokkos_include_dir},
-                                       {"@KOKKOS_LIB_DIR@", build_info::kokkos_lib_dir}})
+    for (const auto& [token, value] :
+         {std::pair<std::string, std::string>{"@KOKKOS_INCLUDE_DIR@", build_info::kokkos_include_dir},
+          {"@KOKKOS_LIB_DIR@", build_info::kokkos_lib_dir}})
       for (auto pos = s.find(token); pos != std::string::npos; pos = s.find(token)) s.replace(pos, token.size(), value);
     return s;
   };

@@ -39,9 +39,9 @@ std::string request_key(const build_request& r);
 struct evaluator::session {
   std::unique_ptr<worker_process> worker;
   std::map<const problem*, std::uint64_t> set_up;  // problem instance glp_setup last ran on
-  double empty_run_s = 0;   // the orchestrator's clock around an empty run, calibrated before loading
-  double busy_excess_s = 0; // GPUs: what a run of real device work adds beyond its events (calibrated)
-  int threads = -1;         // the worker's threads before the candidate was loaded
+  double empty_run_s = 0;                          // the orchestrator's clock around an empty run, calibrated before loading
+  double busy_excess_s = 0;                        // GPUs: what a run of real device work adds beyond its events (calibrated)
+  int threads = -1;                                // the worker's threads before the candidate was loaded
 };
 
 // Builds waiting for their turn on spare cores while the device measures. A build that has not

@@ -30,9 +30,12 @@ std::vector<std::string> split_csv(const std::string& line) {
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char ch = line[i];
     if (quoted) {
-      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-      else if (ch == '"') quoted = false;
-      else cur += ch;
+      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        cur += '"', ++i;
+      else if (ch == '"')
+        quoted = false;
+      else
+        cur += ch;
     } else if (ch == '"') {
       quoted = true;
     } else if (ch == ',') {
@@ -89,9 +92,9 @@ std::vector<profile_metric> evaluator::profile(const candidate_source& c, std::s
   } cleanup{log};
   // The card's clocks stay as they are (--clock-control none): the metrics describe the same
   // conditions the timings were taken in.
-  const std::vector<std::string> launcher = {ncu, "--clock-control", "none", "--profile-from-start", "off",
-                                             "--target-processes", "all", "--csv", "--page", "raw",
-                                             "--metrics", profile_metrics, "--log-file", log};
+  const std::vector<std::string> launcher = {
+      ncu,   "--clock-control", "none",          "--profile-from-start", "off", "--target-processes", "all", "--csv", "--page",
+      "raw", "--metrics",       profile_metrics, "--log-file",           log};
   measurement m;
   auto s = open(c, m, nullptr, launcher, true);
   if (!s) {
@@ -108,7 +111,7 @@ std::vector<profile_metric> evaluator::profile(const candidate_source& c, std::s
   }
   q.kind = protocol::request_kind::run;
   q.flags |= protocol::run_profiled | protocol::run_setup_first;  // setup runs outside the capture range
-  const double replay_allowance = 50;  // the profiler replays each kernel once per metric pass
+  const double replay_allowance = 50;                             // the profiler replays each kernel once per metric pass
   const auto r = s->worker->call(q, settings_.timeout_s * replay_allowance);
   if (!r.replied || r.reply.status != protocol::reply_status::ok) {
     why = "the profiled run failed: " + (r.replied ? std::string(r.reply.message) : to_string(r.status) + ": " + r.reason);

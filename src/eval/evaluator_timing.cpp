@@ -10,8 +10,8 @@
 #include "eval/evaluator_impl.hpp"
 #include "eval/problem.hpp"
 #include "util/error.hpp"
-#include "util/stats.hpp"
 #include "util/report.hpp"
+#include "util/stats.hpp"
 
 namespace galapagos::eval {
 
@@ -103,14 +103,23 @@ namespace {
 std::optional<candidate_status> run_failure(const call_result& r, std::string& reason) {
   using rs = protocol::reply_status;
   switch (r.reply.status) {
-    case rs::ok: return std::nullopt;
+    case rs::ok:
+      return std::nullopt;
     case rs::kernel_error:
       reason = r.reply.message[0] ? r.reply.message : "entry point returned " + std::to_string(r.reply.kernel_rc);
       return candidate_status::kernel_error;
-    case rs::out_of_memory: reason = "std::bad_alloc escaped the entry point"; return candidate_status::out_of_memory;
-    case rs::exception: reason = "a C++ exception escaped the entry point"; return candidate_status::crash;
-    case rs::device_fault: reason = std::string("device fault: ") + r.reply.message; return candidate_status::crash;
-    default: reason = "unexpected worker reply"; return candidate_status::protocol_error;
+    case rs::out_of_memory:
+      reason = "std::bad_alloc escaped the entry point";
+      return candidate_status::out_of_memory;
+    case rs::exception:
+      reason = "a C++ exception escaped the entry point";
+      return candidate_status::crash;
+    case rs::device_fault:
+      reason = std::string("device fault: ") + r.reply.message;
+      return candidate_status::crash;
+    default:
+      reason = "unexpected worker reply";
+      return candidate_status::protocol_error;
   }
 }
 
@@ -166,7 +175,7 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
     if (worker_s) *worker_s = r.reply.time_s;
     if (std::getenv("GALAPAGOS_TIMING_TRACE"))
       report::problem("run: elapsed %.1f us, empty %.1f us, worker %.1f us", 1e6 * r.elapsed_s, 1e6 * s.empty_run_s,
-                   1e6 * r.reply.time_s);
+                      1e6 * r.reply.time_s);
     // A worker clock that saw more time than passed around the request has been tampered with
     // (the bound in the other direction is the figure itself).
     const double events = r.reply.time_s;
@@ -280,7 +289,10 @@ bool evaluator::too_fast(session& s, problem& p, double figure, double claimed, 
     if (peak > 0) least.second = family_.flops(p.size()) / (peak * 1e9);
     return least;
   };
-  auto limit_s = [&] { const auto l = limits(); return std::max(l.first, l.second); };
+  auto limit_s = [&] {
+    const auto l = limits();
+    return std::max(l.first, l.second);
+  };
   for (int attempt = 0; attempt < 3 && t < limit_s(); ++attempt) {
     const auto l = limits();
     reprobe(t < l.first, t < l.second);

@@ -37,9 +37,12 @@ std::string seconds_text(double s) {
 
 const char* code_name(family_code c) {
   switch (c) {
-    case family_code::reference: return "reference";
-    case family_code::checker: return "checker (glp_check)";
-    case family_code::generator: return "generator";
+    case family_code::reference:
+      return "reference";
+    case family_code::checker:
+      return "checker (glp_check)";
+    case family_code::generator:
+      return "generator";
   }
   return "code";
 }
@@ -106,18 +109,22 @@ void family_process::start() {
   if (pid_ > 0) return;
   if (!mailbox_) {
     void* p = mmap(nullptr, sizeof(mailbox), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw error(family_.reference_source.string(), std::string("cannot start the family's process: mmap: ") + std::strerror(errno));
+    if (p == MAP_FAILED)
+      throw error(family_.reference_source.string(),
+                  std::string("cannot start the family's process: mmap: ") + std::strerror(errno));
     mailbox_ = new (p) mailbox{};
   }
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-    throw error(family_.reference_source.string(), std::string("cannot start the family's process: socketpair: ") + std::strerror(errno));
+    throw error(family_.reference_source.string(),
+                std::string("cannot start the family's process: socketpair: ") + std::strerror(errno));
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
-    throw error(family_.reference_source.string(), std::string("cannot start the family's process: fork: ") + std::strerror(errno));
+    throw error(family_.reference_source.string(),
+                std::string("cannot start the family's process: fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
     prepare_child(parent, fds[1]);

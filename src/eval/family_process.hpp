@@ -65,7 +65,7 @@ class family_process {
   const families::family& family_;
   handler handler_;
   pid_t pid_ = -1;
-  int socket_ = -1;  // the parent's end of the socket pair: a byte each way per call
+  int socket_ = -1;          // the parent's end of the socket pair: a byte each way per call
   void* mailbox_ = nullptr;  // shared: the request, then the reply
 };
 

@@ -43,7 +43,8 @@ std::unique_ptr<gpu_monitor> gpu_monitor::open(const std::string& pci_bus_id) {
   a->energy = reinterpret_cast<int (*)(void*, unsigned long long*)>(sym("nvmlDeviceGetTotalEnergyConsumption"));
   a->clock = reinterpret_cast<int (*)(void*, unsigned, unsigned*)>(sym("nvmlDeviceGetClockInfo"));
   a->reasons = reinterpret_cast<int (*)(void*, unsigned long long*)>(sym("nvmlDeviceGetCurrentClocksEventReasons"));
-  if (!a->reasons) a->reasons = reinterpret_cast<int (*)(void*, unsigned long long*)>(sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
+  if (!a->reasons)
+    a->reasons = reinterpret_cast<int (*)(void*, unsigned long long*)>(sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
   if (!a->init || !a->by_bus_id || !a->energy || !a->clock || !a->reasons || a->init() != 0) return nullptr;
   a->shutdown = reinterpret_cast<int (*)()>(sym("nvmlShutdown"));
   a->name = reinterpret_cast<int (*)(void*, char*, unsigned)>(sym("nvmlDeviceGetName"));

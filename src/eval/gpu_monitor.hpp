@@ -15,10 +15,10 @@ namespace galapagos::eval {
 class gpu_monitor {
  public:
   struct sample {
-    double t_s = 0;                  // steady clock
-    std::uint64_t energy_mj = 0;     // since the driver loaded
+    double t_s = 0;               // steady clock
+    std::uint64_t energy_mj = 0;  // since the driver loaded
     unsigned sm_clock_mhz = 0;
-    std::uint64_t event_reasons = 0; // NVML clock-event (throttle) reason bits
+    std::uint64_t event_reasons = 0;  // NVML clock-event (throttle) reason bits
   };
 
   // The device with this PCI bus id (as CUDA reports it); nullptr when NVML is absent or does

@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <chrono>
 #include <fstream>
-#include <sstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -140,9 +140,12 @@ hardware_bound cpu_hardware_bound(int cores) {
     if (line.rfind("cpu MHz", 0) == 0) mhz = std::max(mhz, std::atof(line.substr(line.find(':') + 1).c_str()));
     if (line.rfind("flags", 0) != 0 || lanes64 > 1) continue;
     const std::string flags = " " + line.substr(line.find(':') + 1) + " ";
-    if (flags.find(" avx512f ") != std::string::npos) lanes64 = 8, isa = "avx512f";
-    else if (flags.find(" avx ") != std::string::npos) lanes64 = 4, isa = "avx";
-    else if (flags.find(" sse2 ") != std::string::npos) lanes64 = 2, isa = "sse2";
+    if (flags.find(" avx512f ") != std::string::npos)
+      lanes64 = 8, isa = "avx512f";
+    else if (flags.find(" avx ") != std::string::npos)
+      lanes64 = 4, isa = "avx";
+    else if (flags.find(" sse2 ") != std::string::npos)
+      lanes64 = 2, isa = "sse2";
   }
   double ghz = 0;
   std::string clock_from;

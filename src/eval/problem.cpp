@@ -38,31 +38,65 @@ void set_value(std::byte* base, std::int64_t i, double v) {
 
 void store(dtype t, std::byte* base, std::int64_t i, std::uint64_t h, const std::string& dist) {
   switch (t) {
-    case dtype::float64: set_value<double>(base, i, draw(h, dist)); break;
-    case dtype::float32: set_value<float>(base, i, draw(h, dist)); break;
-    case dtype::int32: set_value<std::int32_t>(base, i, static_cast<double>(h % 2001) - 1000); break;
-    case dtype::int64: set_value<std::int64_t>(base, i, static_cast<double>(h % 2001) - 1000); break;
+    case dtype::float64:
+      set_value<double>(base, i, draw(h, dist));
+      break;
+    case dtype::float32:
+      set_value<float>(base, i, draw(h, dist));
+      break;
+    case dtype::int32:
+      set_value<std::int32_t>(base, i, static_cast<double>(h % 2001) - 1000);
+      break;
+    case dtype::int64:
+      set_value<std::int64_t>(base, i, static_cast<double>(h % 2001) - 1000);
+      break;
   }
 }
 
 double value_at(dtype t, const std::byte* base, std::int64_t i) {
   switch (t) {
-    case dtype::float64: { double v; std::memcpy(&v, base + i * 8, 8); return v; }
-    case dtype::float32: { float v; std::memcpy(&v, base + i * 4, 4); return v; }
-    case dtype::int32: { std::int32_t v; std::memcpy(&v, base + i * 4, 4); return static_cast<double>(v); }
-    case dtype::int64: { std::int64_t v; std::memcpy(&v, base + i * 8, 8); return static_cast<double>(v); }
+    case dtype::float64: {
+      double v;
+      std::memcpy(&v, base + i * 8, 8);
+      return v;
+    }
+    case dtype::float32: {
+      float v;
+      std::memcpy(&v, base + i * 4, 4);
+      return v;
+    }
+    case dtype::int32: {
+      std::int32_t v;
+      std::memcpy(&v, base + i * 4, 4);
+      return static_cast<double>(v);
+    }
+    case dtype::int64: {
+      std::int64_t v;
+      std::memcpy(&v, base + i * 8, 8);
+      return static_cast<double>(v);
+    }
   }
   return 0;
 }
 
 bool is_poison(dtype t, const std::byte* base, std::int64_t i) {
   switch (t) {
-    case dtype::float64: case dtype::int64: {
-      std::uint64_t v; std::memcpy(&v, base + i * 8, 8);
+    case dtype::float64:
+    case dtype::int64: {
+      std::uint64_t v;
+      std::memcpy(&v, base + i * 8, 8);
       return t == dtype::float64 ? v == poison64 : static_cast<std::int64_t>(v) == poison_int;
     }
-    case dtype::float32: { std::uint32_t v; std::memcpy(&v, base + i * 4, 4); return v == poison32; }
-    case dtype::int32: { std::int32_t v; std::memcpy(&v, base + i * 4, 4); return v == static_cast<std::int32_t>(poison_int); }
+    case dtype::float32: {
+      std::uint32_t v;
+      std::memcpy(&v, base + i * 4, 4);
+      return v == poison32;
+    }
+    case dtype::int32: {
+      std::int32_t v;
+      std::memcpy(&v, base + i * 4, 4);
+      return v == static_cast<std::int32_t>(poison_int);
+    }
   }
   return false;
 }
@@ -71,10 +105,20 @@ void poison(dtype t, std::byte* base, std::int64_t n) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
     switch (t) {
-      case dtype::float64: std::memcpy(base + i * 8, &poison64, 8); break;
-      case dtype::int64: std::memcpy(base + i * 8, &poison_int, 8); break;
-      case dtype::float32: std::memcpy(base + i * 4, &poison32, 4); break;
-      case dtype::int32: { const auto p = static_cast<std::int32_t>(poison_int); std::memcpy(base + i * 4, &p, 4); break; }
+      case dtype::float64:
+        std::memcpy(base + i * 8, &poison64, 8);
+        break;
+      case dtype::int64:
+        std::memcpy(base + i * 8, &poison_int, 8);
+        break;
+      case dtype::float32:
+        std::memcpy(base + i * 4, &poison32, 4);
+        break;
+      case dtype::int32: {
+        const auto p = static_cast<std::int32_t>(poison_int);
+        std::memcpy(base + i * 4, &p, 4);
+        break;
+      }
     }
   }
 }
@@ -83,20 +127,28 @@ void poison(dtype t, std::byte* base, std::int64_t n) {
 
 std::size_t problem::arena_bytes(const families::family& f, const families::sizes& s) {
   std::size_t total = 0;
-  for (const auto& a : f.args) total += arena::align(static_cast<std::size_t>(f.element_count(a, s)) * families::dtype_bytes(a.type));
+  for (const auto& a : f.args)
+    total += arena::align(static_cast<std::size_t>(f.element_count(a, s)) * families::dtype_bytes(a.type));
   return total;
 }
 
 problem::problem(const families::family& f, families::sizes s, arena& shared, family_process& family_code, std::string spec,
                  const generator_fns* gen)
-    : family_(f), sizes_(std::move(s)), arena_(shared), family_code_(family_code), spec_(std::move(spec)), generator_(gen),
-      bytes_(f.bytes(sizes_)), flops_(f.flops(sizes_)) {
+    : family_(f),
+      sizes_(std::move(s)),
+      arena_(shared),
+      family_code_(family_code),
+      spec_(std::move(spec)),
+      generator_(gen),
+      bytes_(f.bytes(sizes_)),
+      flops_(f.flops(sizes_)) {
   if (arena_bytes(f, sizes_) > shared.bytes())
     throw error(f.toml_file.string(), "size " + f.describe_size(sizes_) + " does not fit the shared arena");
   std::size_t offset = 0;
   for (const auto& a : f.args) {
     slot sl{&a, f.element_count(a, sizes_), offset, shared_bytes(), shared_bytes()};
-    if (sl.count < 0) throw error(f.toml_file.string(), "argument '" + a.name + "' has a negative size at " + f.describe_size(sizes_));
+    if (sl.count < 0)
+      throw error(f.toml_file.string(), "argument '" + a.name + "' has a negative size at " + f.describe_size(sizes_));
     const std::size_t nbytes = static_cast<std::size_t>(sl.count) * families::dtype_bytes(a.type);
     if (a.direction != intent::out) sl.input = shared_bytes(nbytes);
     if (a.direction != intent::in) sl.expected = shared_bytes(nbytes);
@@ -128,14 +180,19 @@ void problem::fill(std::uint64_t seed, int distribution) {
 void problem::serve(const family_process::request& q, family_process::reply& r) {
   const auto* p = static_cast<const problem*>(q.target);
   switch (q.op) {
-    case 0: p->generate_here(q.seed, q.distribution, r); break;
+    case 0:
+      p->generate_here(q.seed, q.distribution, r);
+      break;
     case 1: {
       const auto args = p->reference_args();
       r.rc = reinterpret_cast<reference_fn>(q.function)(args.data(), static_cast<int>(args.size()), p->sizes_.data());
       break;
     }
-    case 2: p->check_here(reinterpret_cast<check_fn>(q.function), q.seed, r); break;
-    default: r.rc = -1;
+    case 2:
+      p->check_here(reinterpret_cast<check_fn>(q.function), q.seed, r);
+      break;
+    default:
+      r.rc = -1;
   }
 }
 
@@ -177,7 +234,8 @@ std::vector<glp_arg> problem::reference_args() const {
 
 void problem::compute_reference(reference_fn ref) {
   for (auto& sl : slots_)
-    if (sl.spec->direction == intent::inout && !sl.input.empty()) std::memcpy(sl.expected.data(), sl.input.data(), sl.input.size());
+    if (sl.spec->direction == intent::inout && !sl.input.empty())
+      std::memcpy(sl.expected.data(), sl.input.data(), sl.input.size());
   family_process::request q;
   q.op = 1;
   q.target = this;
@@ -190,8 +248,10 @@ void problem::compute_reference(reference_fn ref) {
 void problem::stage() {
   for (auto& sl : slots_) {
     std::byte* dst = arena_.data() + sl.offset;
-    if (sl.input.empty()) poison(sl.spec->type, dst, sl.count);
-    else std::memcpy(dst, sl.input.data(), sl.input.size());
+    if (sl.input.empty())
+      poison(sl.spec->type, dst, sl.count);
+    else
+      std::memcpy(dst, sl.input.data(), sl.input.size());
   }
 }
 
@@ -229,9 +289,15 @@ verdict problem::verify(judge how, check_fn checker, std::uint64_t check_seed) {
     double err = 0, scale = 0;
 #pragma omp parallel for reduction(+ : unwritten, non_finite) reduction(max : err, scale) schedule(static)
     for (std::int64_t i = 0; i < sl.count; ++i) {
-      if (is_poison(t, got, i)) { ++unwritten; continue; }
+      if (is_poison(t, got, i)) {
+        ++unwritten;
+        continue;
+      }
       const double o = value_at(t, got, i);
-      if (!std::isfinite(o)) { ++non_finite; continue; }
+      if (!std::isfinite(o)) {
+        ++non_finite;
+        continue;
+      }
       if (!against_reference) continue;
       const double r = value_at(t, sl.expected.data(), i);
       scale = std::max(scale, std::abs(r));
@@ -242,8 +308,7 @@ verdict problem::verify(judge how, check_fn checker, std::uint64_t check_seed) {
         if (is_poison(t, got, i) || !std::isfinite(value_at(t, got, i))) first_bad = i;
       v.status = candidate_status::wrong_result;
       v.reason = "output '" + sl.spec->name + "': " + std::to_string(unwritten) + " elements not written, " +
-                 std::to_string(non_finite) + " NaN/Inf (first at index " + std::to_string(first_bad) + ") at " +
-                 describe();
+                 std::to_string(non_finite) + " NaN/Inf (first at index " + std::to_string(first_bad) + ") at " + describe();
       v.rel_error = std::numeric_limits<double>::infinity();
       return v;
     }

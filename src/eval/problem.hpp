@@ -12,14 +12,13 @@
 
 #include "eval/arena.hpp"
 #include "eval/family_process.hpp"
-#include "worker/protocol.hpp"
 #include "families/family.hpp"
 #include "glp_kernel.h"
+#include "worker/protocol.hpp"
 
 namespace galapagos::eval {
 
 namespace protocol = worker::protocol;  // the orchestrator's side speaks it too
-
 
 using reference_fn = int (*)(const glp_arg*, int, const std::int64_t*);
 // A family's optional checker (glp_check, beside glp_reference): decides from the inputs and a
@@ -28,8 +27,8 @@ using reference_fn = int (*)(const glp_arg*, int, const std::int64_t*);
 // after the run; *rel_error gets the error on the family's tolerance scale. Returns 0 when it could
 // judge. inputs[i].data is the private copy of an in/inout argument (null for out), outputs[i].data
 // the candidate's result of an out/inout argument (null for in).
-using check_fn = int (*)(const glp_arg* inputs, const glp_arg* outputs, int nargs, const std::int64_t* sizes,
-                         std::uint64_t seed, double* rel_error);
+using check_fn = int (*)(const glp_arg* inputs, const glp_arg* outputs, int nargs, const std::int64_t* sizes, std::uint64_t seed,
+                         double* rel_error);
 
 // A family's trusted input generator (optional): problem specs to sizes, and inputs for the
 // arguments marked generated = true (matrix structures, ...).
@@ -82,7 +81,7 @@ class problem {
 
   protocol::request run_request() const;
   const families::sizes& size() const { return sizes_; }
-  std::string describe() const;                   // the spec and/or the symbol values
+  std::string describe() const;                         // the spec and/or the symbol values
   std::uint64_t instance() const { return instance_; }  // changes at every fill()
   double bytes() const { return bytes_; }
   double flops() const { return flops_; }
@@ -91,9 +90,9 @@ class problem {
   struct slot {
     const families::arg_spec* spec;
     std::int64_t count;
-    std::size_t offset;                    // in the arena
-    shared_bytes input;                    // private copy of in/inout values
-    shared_bytes expected;                 // reference result for out/inout
+    std::size_t offset;     // in the arena
+    shared_bytes input;     // private copy of in/inout values
+    shared_bytes expected;  // reference result for out/inout
   };
   const families::family& family_;
   families::sizes sizes_;

@@ -83,7 +83,8 @@ std::vector<logical_line> logical_lines(const std::string& s) {
     if (c == '"' || c == '\'') {
       const std::string run = identifier_run();
       const bool digit_separator = c == '\'' && !run.empty() && std::isdigit(static_cast<unsigned char>(run[0]));
-      const bool raw = c == '"' && !run.empty() && run.back() == 'R' && (run == "R" || run == "LR" || run == "uR" || run == "UR" || run == "u8R");
+      const bool raw = c == '"' && !run.empty() && run.back() == 'R' &&
+                       (run == "R" || run == "LR" || run == "uR" || run == "UR" || run == "u8R");
       if (digit_separator) {
         cur += c;
         continue;
@@ -119,7 +120,8 @@ std::size_t skip_blanks(const std::string& s, std::size_t i) {
 // "" or why the file named by an include-like operand may not be read.
 std::string check_name(const std::string& name, bool angled, const std::vector<fs::path>& bases, const read_roots& roots) {
   if (name.empty()) return "an empty file name";
-  if (name[0] == '/') return "an absolute path ('" + name + "'): candidates may include only the family's, the ABI's and the system's headers";
+  if (name[0] == '/')
+    return "an absolute path ('" + name + "'): candidates may include only the family's, the ABI's and the system's headers";
   const fs::path p(name);
   if (std::find(p.begin(), p.end(), fs::path("..")) == p.end()) return "";
   if (angled) return "'..' in a system include ('" + name + "')";
@@ -175,8 +177,10 @@ std::vector<fs::path> compiler_search_dirs(const std::string& compiler, const st
     std::istringstream lines(out);
     bool listing = false;
     for (std::string l; std::getline(lines, l);) {
-      if (l.rfind("#include ", 0) == 0 && l.find("search starts here") != std::string::npos) listing = true;
-      else if (l.rfind("End of search list", 0) == 0) listing = false;
+      if (l.rfind("#include ", 0) == 0 && l.find("search starts here") != std::string::npos)
+        listing = true;
+      else if (l.rfind("End of search list", 0) == 0)
+        listing = false;
       else if (listing && !l.empty() && l[0] == ' ') {
         const auto first = l.find_first_not_of(' ');
         std::string d = l.substr(first);
@@ -213,7 +217,8 @@ std::string scan_source(const std::string& text, const std::string& name, const 
       if (word == "include" || word == "include_next" || word == "import" || word == "embed") {
         std::string file;
         bool angled = false;
-        if (!operand(s, j, file, angled)) return refuse(line, "#" + word + " of a computed name (a macro): name the header itself");
+        if (!operand(s, j, file, angled))
+          return refuse(line, "#" + word + " of a computed name (a macro): name the header itself");
         const std::string why = check_name(file, angled, quote_bases, roots);
         if (!why.empty()) return refuse(line, "#" + word + " of " + why);
       } else if (word == "pragma" && lower(s).find("dependency") != std::string::npos) {
@@ -234,7 +239,8 @@ std::string scan_source(const std::string& text, const std::string& name, const 
       if (!why.empty()) return refuse(line, probe + " of " + why);
     }
     const std::string l = lower(s);
-    if (const auto p = l.find("_pragma"); p != std::string::npos && (l.find("dependency", p) != std::string::npos || l.find("include", p) != std::string::npos))
+    if (const auto p = l.find("_pragma");
+        p != std::string::npos && (l.find("dependency", p) != std::string::npos || l.find("include", p) != std::string::npos))
       return refuse(line, "_Pragma naming a dependency or an include");
     for (const char* asm_directive : {".incbin", ".include"})
       if (l.find(asm_directive) != std::string::npos)
@@ -272,11 +278,13 @@ std::string reads_outside(const std::string& depfile, const fs::path& workdir, c
   return "";
 }
 
-std::string candidate_diagnostics(const std::string& log, const std::string& name, const fs::path& private_dir, std::size_t max_bytes) {
+std::string candidate_diagnostics(const std::string& log, const std::string& name, const fs::path& private_dir,
+                                  std::size_t max_bytes) {
   // "path:L:" "path:L:C:" (GCC, Clang, gas), "path(L):" (nvcc's front end), "path: In function".
   static const std::regex location(R"(^([^\s:(][^:(]*?)(?::\d+(?::\d+)?:|\(\d+\):|: (?:In |At |Assembler messages)))");
   static const std::regex included(R"(^(?:In file included from|\s+from) ([^:]+):\d+)");
-  static const std::regex tool(R"(^(?:\S*/)?(cc1plus|cc1|g\+\+|gcc|c\+\+|clang|clang\+\+|collect2|ld|ld\.bfd|ld\.gold|ld\.lld|as|lto-wrapper|nvcc|ptxas|nvlink|fatbinary|cicc|hipcc)(?:-[0-9.]+)?: )");
+  static const std::regex tool(
+      R"(^(?:\S*/)?(cc1plus|cc1|g\+\+|gcc|c\+\+|clang|clang\+\+|collect2|ld|ld\.bfd|ld\.gold|ld\.lld|as|lto-wrapper|nvcc|ptxas|nvlink|fatbinary|cicc|hipcc)(?:-[0-9.]+)?: )");
   static const std::regex summary(R"(^(?:compilation terminated\.|\d+ errors? detected in the compilation of .*)$)");
   const std::string private_prefix = private_dir.string() + "/";
   std::istringstream lines(log);

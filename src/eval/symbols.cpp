@@ -95,15 +95,23 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 // runtime that measures and checks it.
 bool reserved(std::string_view n) {
   static constexpr std::array<std::string_view, 19> prefixes = {
-      "omp_", "GOMP_", "kmp_", "__kmp", "MPI_", "PMPI_", "cuda", "cu", "__cuda", "hip", "pthread_",
-      "__libc", "__pthread", "_dl_", "__tls", "mem", "str", "__cxa_", "_Unwind"};
-  static constexpr std::array<std::string_view, 44> names = {
-      "clock_gettime", "clock_getres", "gettimeofday", "time", "clock", "times", "getrusage",
-      "nanosleep", "clock_nanosleep", "sleep", "usleep", "rdtsc", "__rdtsc", "malloc", "free",
-      "calloc", "realloc", "aligned_alloc", "posix_memalign", "memalign", "valloc", "mmap",
-      "munmap", "mprotect", "dlopen", "dlsym", "dlclose", "open", "openat", "read", "write",
-      "close", "exit", "_exit", "abort", "signal", "sigaction", "raise", "kill", "fork",
-      "syscall", "printf", "fprintf", "puts"};
+      "omp_",     "GOMP_",  "kmp_",      "__kmp", "MPI_",  "PMPI_", "cuda", "cu",     "__cuda", "hip",
+      "pthread_", "__libc", "__pthread", "_dl_",  "__tls", "mem",   "str",  "__cxa_", "_Unwind"};
+  static constexpr std::array<std::string_view, 44> names = {"clock_gettime",  "clock_getres", "gettimeofday",
+                                                             "time",           "clock",        "times",
+                                                             "getrusage",      "nanosleep",    "clock_nanosleep",
+                                                             "sleep",          "usleep",       "rdtsc",
+                                                             "__rdtsc",        "malloc",       "free",
+                                                             "calloc",         "realloc",      "aligned_alloc",
+                                                             "posix_memalign", "memalign",     "valloc",
+                                                             "mmap",           "munmap",       "mprotect",
+                                                             "dlopen",         "dlsym",        "dlclose",
+                                                             "open",           "openat",       "read",
+                                                             "write",          "close",        "exit",
+                                                             "_exit",          "abort",        "signal",
+                                                             "sigaction",      "raise",        "kill",
+                                                             "fork",           "syscall",      "printf",
+                                                             "fprintf",        "puts"};
   for (auto p : prefixes)
     if (starts_with(n, p)) return true;
   for (auto x : names)
@@ -113,8 +121,8 @@ bool reserved(std::string_view n) {
 }
 
 bool added_by_toolchain(std::string_view n) {
-  return n == "_init" || n == "_fini" || n == "_edata" || n == "_end" || n == "__bss_start" ||
-         n == "__dso_handle" || n == "_ITM_registerTMCloneTable" || n == "_ITM_deregisterTMCloneTable";
+  return n == "_init" || n == "_fini" || n == "_edata" || n == "_end" || n == "__bss_start" || n == "__dso_handle" ||
+         n == "_ITM_registerTMCloneTable" || n == "_ITM_deregisterTMCloneTable";
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace galapagos::eval {
 
 struct exported_symbol {
   std::string name;
-  bool weak = false;      // STB_WEAK or STB_GNU_UNIQUE (template and inline instantiations)
+  bool weak = false;  // STB_WEAK or STB_GNU_UNIQUE (template and inline instantiations)
   bool function = false;
 };
 

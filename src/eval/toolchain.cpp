@@ -48,8 +48,9 @@ toolchain toolchain_for(const std::string& backend, const std::string& cpu_compi
   if (backend != "cuda" && backend != "hip") throw error("backend", "unknown backend '" + backend + "'");
   const gpu_info g = nvidia_gpus();
   if (g.count == 0)
-    throw error("backend " + backend, backend == "hip" ? "no NVIDIA GPU found; HIP on AMD GPUs needs the HIP worker backend, not compiled in"
-                                                      : "no NVIDIA GPU found (nvidia-smi lists none)");
+    throw error("backend " + backend, backend == "hip"
+                                          ? "no NVIDIA GPU found; HIP on AMD GPUs needs the HIP worker backend, not compiled in"
+                                          : "no NVIDIA GPU found (nvidia-smi lists none)");
   toolchain t{find_nvcc(),
               {"-gencode", "arch=compute_" + g.arch + ",code=sm_" + g.arch, "-Xcompiler", "-fPIC,-fvisibility=hidden", "-shared"},
               "cuda"};

@@ -38,8 +38,7 @@ std::filesystem::path default_worker_executable() {
 }
 
 worker_process::worker_process(const worker_options& opt, const arena& shared)
-    : freezes_(opt.launcher.empty()),
-      next_nonce_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)) {
+    : freezes_(opt.launcher.empty()), next_nonce_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)) {
   if (!std::filesystem::exists(opt.executable))
     throw error(opt.executable.string(), "worker executable not found (build the galapagos-worker target)");
   std::filesystem::create_directories(opt.scratch_root);
@@ -75,16 +74,20 @@ worker_process::worker_process(const worker_options& opt, const arena& shared)
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
   std::vector<std::string> args = opt.launcher;
-  for (std::string a : {opt.executable.string(), std::to_string(child_socket_fd), std::to_string(child_arena_fd),
-                        std::to_string(shared.bytes()), std::to_string(opt.threads), std::to_string(opt.flush_bytes),
-                        std::to_string(opt.address_space_bytes), std::to_string(opt.cpu_seconds), opt.backend,
-                        std::to_string(opt.device_index)})
+  for (std::string a :
+       {opt.executable.string(), std::to_string(child_socket_fd), std::to_string(child_arena_fd), std::to_string(shared.bytes()),
+        std::to_string(opt.threads), std::to_string(opt.flush_bytes), std::to_string(opt.address_space_bytes),
+        std::to_string(opt.cpu_seconds), opt.backend, std::to_string(opt.device_index)})
     args.push_back(std::move(a));
   // A clean environment: nothing that could carry keys or tokens reaches candidate code.
-  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C", "HOME=" + scratch_.string(),
-                                  std::string("LD_LIBRARY_PATH=") + (std::getenv("LD_LIBRARY_PATH") ? std::getenv("LD_LIBRARY_PATH") : ""),
-                                  "TMPDIR=" + scratch_.string(), "OMP_NUM_THREADS=" + std::to_string(opt.threads > 0 ? opt.threads : std::thread::hardware_concurrency()),
-                                  "OMP_WAIT_POLICY=PASSIVE"};
+  std::vector<std::string> env = {
+      "PATH=/usr/bin:/bin",
+      "LANG=C",
+      "HOME=" + scratch_.string(),
+      std::string("LD_LIBRARY_PATH=") + (std::getenv("LD_LIBRARY_PATH") ? std::getenv("LD_LIBRARY_PATH") : ""),
+      "TMPDIR=" + scratch_.string(),
+      "OMP_NUM_THREADS=" + std::to_string(opt.threads > 0 ? opt.threads : std::thread::hardware_concurrency()),
+      "OMP_WAIT_POLICY=PASSIVE"};
   // Which GPUs a job may use is set by the batch system; it is not a secret.
   if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) env.push_back(std::string("CUDA_VISIBLE_DEVICES=") + v);
   std::vector<char*> argv, envp;

@@ -16,12 +16,11 @@ namespace galapagos::eval {
 
 namespace protocol = worker::protocol;  // the orchestrator's side speaks it too
 
-
 class arena;
 
 struct worker_options {
-  std::filesystem::path executable;   // galapagos-worker
-  std::filesystem::path scratch_root; // a private folder is made below it
+  std::filesystem::path executable;    // galapagos-worker
+  std::filesystem::path scratch_root;  // a private folder is made below it
   int threads = 0;
   std::size_t flush_bytes = 64u << 20;
   std::uint64_t address_space_bytes = 0;  // 0 = no limit
@@ -71,7 +70,7 @@ class worker_process {
   void freeze();
   void thaw();
   int socket_ = -1;
-  bool freezes_ = true;   // false under a launcher: the worker is not our child
+  bool freezes_ = true;  // false under a launcher: the worker is not our child
   bool frozen_ = false;
   pid_t pid_ = -1;
   std::uint64_t next_nonce_;

@@ -13,8 +13,7 @@ struct expression::impl {
   std::vector<double> slots;  // muParser reads variables through these addresses
 };
 
-expression::expression(const std::string& text, const std::vector<std::string>& variables,
-                       const std::string& origin)
+expression::expression(const std::string& text, const std::vector<std::string>& variables, const std::string& origin)
     : impl_(std::make_unique<impl>()) {
   impl_->text = text;
   impl_->origin = origin;

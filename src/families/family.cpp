@@ -17,18 +17,26 @@ using util::toml_section;
 
 std::size_t dtype_bytes(dtype t) {
   switch (t) {
-    case dtype::float64: case dtype::int64: return 8;
-    case dtype::float32: case dtype::int32: return 4;
+    case dtype::float64:
+    case dtype::int64:
+      return 8;
+    case dtype::float32:
+    case dtype::int32:
+      return 4;
   }
   return 8;
 }
 
 std::string dtype_name(dtype t) {
   switch (t) {
-    case dtype::float64: return "float64";
-    case dtype::float32: return "float32";
-    case dtype::int32: return "int32";
-    case dtype::int64: return "int64";
+    case dtype::float64:
+      return "float64";
+    case dtype::float32:
+      return "float32";
+    case dtype::int32:
+      return "int32";
+    case dtype::int64:
+      return "int64";
   }
   return "?";
 }
@@ -140,8 +148,8 @@ backend_spec parse_backend(const family& f, const toml_section& s, const std::st
     if (!constrained.count(b.params[i].name)) continue;
     for (const auto& v : b.params[i].values)
       if (!is_number(v))
-        tables[i].fail("values", "parameter '" + b.params[i].name + "' is named in a constraint, so its values must be numbers, but '" +
-                                     v + "' is not");
+        tables[i].fail("values", "parameter '" + b.params[i].name +
+                                     "' is named in a constraint, so its values must be numbers, but '" + v + "' is not");
   }
   return b;
 }
@@ -162,17 +170,21 @@ void check_named_sizes(const family& f) {
     const auto check = [&](const std::string& what, const expression& e) {
       const double v = e.evaluate(values);
       std::string problem;
-      if (std::isnan(v)) problem = "is not a number (0/0?)";
-      else if (std::isinf(v)) problem = std::string("is ") + (v > 0 ? "" : "-") + "infinite (a division by zero?)";
-      else if (v < 0) problem = "is negative (" + short_number(v) + ")";
+      if (std::isnan(v))
+        problem = "is not a number (0/0?)";
+      else if (std::isinf(v))
+        problem = std::string("is ") + (v > 0 ? "" : "-") + "infinite (a division by zero?)";
+      else if (v < 0)
+        problem = "is negative (" + short_number(v) + ")";
       if (!problem.empty()) throw error(file, what + " '" + e.text() + "' " + problem + " at " + at);
       return v;
     };
     double total_bytes = 0;
     for (const auto& a : f.args) {
       const double n = check("shape of argument '" + a.name + "'", *a.shape);
-      if (n > 0x1p53) throw error(file, "shape of argument '" + a.name + "' '" + a.shape->text() + "' is " + short_number(n) +
-                                            " elements at " + at + ": too large to count exactly");
+      if (n > 0x1p53)
+        throw error(file, "shape of argument '" + a.name + "' '" + a.shape->text() + "' is " + short_number(n) + " elements at " +
+                              at + ": too large to count exactly");
       total_bytes += n * static_cast<double>(dtype_bytes(a.type));
     }
     if (memory > 0 && total_bytes > memory)
@@ -192,8 +204,8 @@ family load_family_file(const std::filesystem::path& toml_file) {
   const std::string file = toml_file.string();
   const toml::table root = util::parse_toml_file(toml_file);
   toml_section s(root, file, "");
-  s.allow_only({"name", "description", "symbols", "tolerance", "args", "sizes", "cost", "reference",
-                "generator", "cpu", "cuda", "hip"});
+  s.allow_only(
+      {"name", "description", "symbols", "tolerance", "args", "sizes", "cost", "reference", "generator", "cpu", "cuda", "hip"});
   f.name = s.str("name");
   f.description = s.str("description", "");
   f.symbols = s.strings("symbols");

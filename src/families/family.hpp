@@ -23,11 +23,11 @@ std::string dtype_name(dtype t);
 
 struct arg_spec {
   std::string name;
-  bool generated = false;                     // filled by the family's generator, never redrawn
+  bool generated = false;  // filled by the family's generator, never redrawn
   dtype type = dtype::float64;
   intent direction = intent::in;
-  std::shared_ptr<expression> shape;          // element count over the size symbols
-  std::vector<std::string> distributions;     // uniform, signed, heavy_tailed
+  std::shared_ptr<expression> shape;       // element count over the size symbols
+  std::vector<std::string> distributions;  // uniform, signed, heavy_tailed
 };
 
 using sizes = std::vector<std::int64_t>;  // one value per size symbol, in symbols order
@@ -66,12 +66,12 @@ class family {
   std::vector<arg_spec> args;
   std::vector<problem_spec> fitness_sizes;  // "tune", "small", ...
   std::vector<problem_spec> accept_sizes;
-  std::filesystem::path generator_source;   // trusted input generator; empty: random inputs
+  std::filesystem::path generator_source;  // trusted input generator; empty: random inputs
   std::shared_ptr<expression> cost_bytes, cost_flops;
   std::filesystem::path reference_source;
   std::map<std::string, backend_spec> backends;
 
-  const backend_spec& backend(const std::string& name) const;  // throws naming the file
+  const backend_spec& backend(const std::string& name) const;       // throws naming the file
   const problem_spec& fitness_size(const std::string& name) const;  // throws naming the file
   // The element type of the first output: the arithmetic the cost model's flops are done in.
   dtype compute_type() const;

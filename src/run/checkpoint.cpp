@@ -34,11 +34,19 @@ std::string island_group(int island) { return "/checkpoint/island_" + std::to_st
 }  // namespace
 
 std::string to_json_text(const island_snapshot& s) {
-  return json{{"island", s.island},           {"generation", s.generation},     {"evaluated", s.evaluated},
-              {"failed", s.failed},           {"next_id", s.next_id},           {"best_time_s", num(s.best_time_s)},
-              {"wall_time_s", s.wall_time_s}, {"migrants_through", s.migrants_through},
-              {"sources_sent", s.sources_sent}, {"rng_state", s.rng_state},     {"population", s.population},
-              {"strategy_state", s.strategy_state}, {"unfinished", s.unfinished}}
+  return json{{"island", s.island},
+              {"generation", s.generation},
+              {"evaluated", s.evaluated},
+              {"failed", s.failed},
+              {"next_id", s.next_id},
+              {"best_time_s", num(s.best_time_s)},
+              {"wall_time_s", s.wall_time_s},
+              {"migrants_through", s.migrants_through},
+              {"sources_sent", s.sources_sent},
+              {"rng_state", s.rng_state},
+              {"population", s.population},
+              {"strategy_state", s.strategy_state},
+              {"unfinished", s.unfinished}}
       .dump();
 }
 
@@ -80,7 +88,8 @@ std::optional<core::genome> genome_from_params(const core::search_space& space, 
     const auto it = decoded->find(params[i].name);
     if (it == decoded->end()) return std::nullopt;
     const auto& values = params[i].values;
-    const auto pos = std::find_if(values.begin(), values.end(), [&](const std::string& v) { return util::canonical_value(v) == it->second; });
+    const auto pos =
+        std::find_if(values.begin(), values.end(), [&](const std::string& v) { return util::canonical_value(v) == it->second; });
     if (pos == values.end()) return std::nullopt;
     g[i] = static_cast<int>(pos - values.begin());
   }
@@ -94,7 +103,8 @@ std::vector<core::individual> population_from_json(const core::island& island, c
   for (const auto& ind : json::parse(text)) {
     const int v = variant_of(ind.value("variant", std::string()));
     const auto g = genome_from_params(island.space(v), ind.at("params").dump());
-    if (!g) throw error(origin, "population member " + ind.at("params").dump() + " is not in the family's parameter space any more");
+    if (!g)
+      throw error(origin, "population member " + ind.at("params").dump() + " is not in the family's parameter space any more");
     out.push_back({*g, num_or(ind.at("fitness"), inf), ind.at("id").get<std::int64_t>(), v});
   }
   return out;
@@ -156,8 +166,10 @@ void checkpoint_writer::write(bool announce) {
   dirty_ = false;
   if (gen != announced_ || announce) {
     announced_ = gen;
-    if (announce) report::line("checkpoint written: generation %d, %s", gen, target_.c_str());
-    else if (!status_line_) report::progress("checkpoint written: generation %d, %s", gen, target_.c_str());
+    if (announce)
+      report::line("checkpoint written: generation %d, %s", gen, target_.c_str());
+    else if (!status_line_)
+      report::progress("checkpoint written: generation %d, %s", gen, target_.c_str());
   }
 }
 
@@ -180,8 +192,9 @@ resume_plan read_resume_plan(const std::string& path) {
     return p;
   }
   if (!f.has("/checkpoint"))
-    throw error(path, "no checkpoint (/checkpoint is missing, or the file is damaged): the run cannot be resumed from this file; "
-                      "keep it, and write a new run to another --out");
+    throw error(path,
+                "no checkpoint (/checkpoint is missing, or the file is damaged): the run cannot be resumed from this file; "
+                "keep it, and write a new run to another --out");
   const auto format = f.number_attribute("/checkpoint", "format_version");
   if (!format || *format != checkpoint_format_version)
     throw error(path, "checkpoint format " + (format ? std::to_string(static_cast<int>(*format)) : std::string("unknown")) +
@@ -285,11 +298,12 @@ resume_plan read_resume_plan(const std::string& path) {
     }
     if (origin[r] == "llm" && !p.sources.contains(hash[r])) {
       const auto text = f.source(hash[r]);
-      if (!text) throw error(path, "/sources/" + hash[r] + " is missing: candidate " + std::to_string(ids[r]) + " was built from it");
+      if (!text)
+        throw error(path, "/sources/" + hash[r] + " is missing: candidate " + std::to_string(ids[r]) + " was built from it");
       p.sources[hash[r]] = *text;
     }
-    if (status[r] == "ok" && (!p.best || median[r] < p.best->time_median_s ||
-                              (median[r] == p.best->time_median_s && ids[r] < p.best->id)))
+    if (status[r] == "ok" &&
+        (!p.best || median[r] < p.best->time_median_s || (median[r] == p.best->time_median_s && ids[r] < p.best->id)))
       p.best = row_at(r);
   }
   for (int i = 0; i < p.islands; ++i) {
@@ -300,7 +314,8 @@ resume_plan read_resume_plan(const std::string& path) {
     if (static_cast<int>(rows) != evaluated + unfinished)
       throw error(path, "the checkpoint of island " + std::to_string(i) + " does not match /candidates (" + std::to_string(rows) +
                             " rows, " + std::to_string(evaluated) + " evaluated" +
-                            (unfinished ? " and " + std::to_string(unfinished) + " of an unfinished generation" : std::string()) + ")");
+                            (unfinished ? " and " + std::to_string(unfinished) + " of an unfinished generation" : std::string()) +
+                            ")");
   }
   // Migrants sent to each island: those it had not taken in are delivered again on resume.
   const auto gen = f.integers("/migrations", "generation");
@@ -335,12 +350,18 @@ std::string to_json_text(const resume_plan& p) {
   for (const auto& i : p.per_island) {
     json m = json::array();
     for (const auto& x : i.migrants) m.push_back({x.from, x.generation, x.id, x.params});
-    islands.push_back({{"snapshot", i.snapshot ? to_json_text(*i.snapshot) : ""}, {"seen", i.seen}, {"seen_sources", i.seen_sources},
-                       {"carried", i.carried}, {"migrants", m}, {"llm", {i.llm_calls, i.llm_variations, i.llm_tokens, i.llm_cost}}});
+    islands.push_back({{"snapshot", i.snapshot ? to_json_text(*i.snapshot) : ""},
+                       {"seen", i.seen},
+                       {"seen_sources", i.seen_sources},
+                       {"carried", i.carried},
+                       {"migrants", m},
+                       {"llm", {i.llm_calls, i.llm_variations, i.llm_tokens, i.llm_cost}}});
   }
   json best = nullptr;
-  if (p.best) best = {{"id", p.best->id}, {"island", p.best->island}, {"params", p.best->params}, {"time_median_s", p.best->time_median_s},
-                          {"origin", p.best->origin}, {"source_hash", p.best->source_hash}};
+  if (p.best)
+    best = {{"id", p.best->id},         {"island", p.best->island},
+            {"params", p.best->params}, {"time_median_s", p.best->time_median_s},
+            {"origin", p.best->origin}, {"source_hash", p.best->source_hash}};
   return json{{"path", p.path},
               {"finished", p.finished},
               {"config_text", p.config_text},

@@ -27,17 +27,17 @@ inline constexpr int checkpoint_format_version = 1;
 // them), and a resumed island takes their results instead of measuring them again.
 struct island_snapshot {
   int island = 0;
-  int generation = 0;              // generations completed
-  int evaluated = 0, failed = 0;   // candidates evaluated by this island (its rows in /candidates)
-  std::int64_t next_id = 0;        // the next candidate's number on this island
-  double best_time_s = 0;          // +inf: nothing correct yet
-  double wall_time_s = 0;          // search time so far, over every session
-  int migrants_through = 0;        // sender generation of the last migrants taken in (0: none)
+  int generation = 0;             // generations completed
+  int evaluated = 0, failed = 0;  // candidates evaluated by this island (its rows in /candidates)
+  std::int64_t next_id = 0;       // the next candidate's number on this island
+  double best_time_s = 0;         // +inf: nothing correct yet
+  double wall_time_s = 0;         // search time so far, over every session
+  int migrants_through = 0;       // sender generation of the last migrants taken in (0: none)
   bool sources_sent = false;
-  std::string rng_state;           // core::rng::state()
-  std::string population;          // JSON [{"id", "fitness" (null = failed), "params"}]
-  std::string strategy_state;      // core::strategy::state() of a non-GA strategy; empty for the GA
-  int unfinished = 0;              // rows of the generation in progress, after the `evaluated` ones
+  std::string rng_state;       // core::rng::state()
+  std::string population;      // JSON [{"id", "fitness" (null = failed), "params"}]
+  std::string strategy_state;  // core::strategy::state() of a non-GA strategy; empty for the GA
+  int unfinished = 0;          // rows of the generation in progress, after the `evaluated` ones
 };
 std::string to_json_text(const island_snapshot& s);
 island_snapshot snapshot_from_json(const std::string& text);
@@ -58,7 +58,7 @@ std::optional<core::genome> genome_from_params(const core::search_space& space, 
 struct run_settings {
   int budget = 0;
   std::uint64_t seed = 0;
-  std::string replay;   // recording served instead of measuring; empty: none
+  std::string replay;  // recording served instead of measuring; empty: none
   double replay_delay_s = 0;
 };
 
@@ -108,7 +108,7 @@ struct resume_plan {
   int session = 0;  // number of this session (0: the original run)
   int checkpoints = 0;
   double checkpoint_time_s = 0;
-  int baseline_rows = 0;  // rows of /baselines so far (earlier sessions)
+  int baseline_rows = 0;                     // rows of /baselines so far (earlier sessions)
   std::vector<store::machine_row> machines;  // /machine: the probes the run is judged against
   struct island {
     std::optional<island_snapshot> snapshot;  // none: the island had not completed a generation

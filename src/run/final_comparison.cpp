@@ -19,12 +19,15 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
-json final_comparison(setup& s, const store::candidate_row& best, const std::string& variant_text, const std::string& group, int& code) {
+json final_comparison(setup& s, const store::candidate_row& best, const std::string& variant_text, const std::string& group,
+                      int& code) {
   const auto& cfg = s.config;
   const auto& b = s.family.backend(cfg.backend);
   // An LLM-made winner is its own source with its own declared parameters.
-  const auto variant = variant_text.empty() ? nullptr
-                                            : propose::variant_space(*s.space, propose::parse_declared_params(variant_text, s.space->parameters()).params);
+  const auto variant =
+      variant_text.empty()
+          ? nullptr
+          : propose::variant_space(*s.space, propose::parse_declared_params(variant_text, s.space->parameters()).params);
   const core::search_space& space = variant ? *variant : *s.space;
   const auto genome = genome_from_params(space, best.params);
   if (!genome) throw error(cfg.out.string(), "the winner " + best.params + " is not in the family's parameter space");
@@ -50,16 +53,29 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   // The winner's figures as every row that records a measurement holds them.
   store::candidate_row w;
   record_measurement(m, w);
-  const double speedup = w.status == "ok" ? fastest / w.time_median_s : nan;
-  const json strings = {{"candidate_id", std::to_string(best.id)}, {"params", best.params}, {"status", w.status},
-                        {"reason", w.reason}, {"method", "interleaved A B A B, every run verified"},
-                        {"fastest_baseline", fastest_name}, {"family", cfg.family}, {"backend", cfg.backend},
-                        {"origin", best.origin}, {"source_hash", best.source_hash}};
-  for (const auto& [key, value] : std::initializer_list<std::pair<const char*, double>>{
-           {"time_median_s", w.time_median_s}, {"time_min_s", w.time_min_s}, {"time_spread_s", w.time_spread_s},
-           {"repetitions", w.repetitions}, {"speedup", speedup}, {"roofline_fraction", w.roofline_fraction},
-           {"rel_error", w.rel_error}, {"energy_j", w.energy_j}, {"power_w", w.power_w}, {"sm_clock_mhz", w.sm_clock_mhz},
-           {"throttled_runs", w.throttled_runs}})
+  const double speedup = m.status == eval::candidate_status::ok ? fastest / w.time_median_s : nan;
+  const json strings = {{"candidate_id", std::to_string(best.id)},
+                        {"params", best.params},
+                        {"status", w.status},
+                        {"reason", w.reason},
+                        {"method", "interleaved A B A B, every run verified"},
+                        {"fastest_baseline", fastest_name},
+                        {"family", cfg.family},
+                        {"backend", cfg.backend},
+                        {"origin", best.origin},
+                        {"source_hash", best.source_hash}};
+  for (const auto& [key, value] :
+       std::initializer_list<std::pair<const char*, double>>{{"time_median_s", w.time_median_s},
+                                                             {"time_min_s", w.time_min_s},
+                                                             {"time_spread_s", w.time_spread_s},
+                                                             {"repetitions", w.repetitions},
+                                                             {"speedup", speedup},
+                                                             {"roofline_fraction", w.roofline_fraction},
+                                                             {"rel_error", w.rel_error},
+                                                             {"energy_j", w.energy_j},
+                                                             {"power_w", w.power_w},
+                                                             {"sm_clock_mhz", w.sm_clock_mhz},
+                                                             {"throttled_runs", w.throttled_runs}})
     numbers[key] = value;
   report::line("\n%swinner: candidate %lld %s", group.c_str(), static_cast<long long>(best.id), best.params.c_str());
   int failed = 0;
@@ -68,17 +84,17 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
     failed = 1;
   } else {
     report::line("  time %s (min %s, IQR %s, %d interleaved runs)", format_seconds(m.time_median_s).c_str(),
-                format_seconds(m.time_min_s).c_str(), format_seconds(m.time_spread_s).c_str(), m.repetitions);
+                 format_seconds(m.time_min_s).c_str(), format_seconds(m.time_spread_s).c_str(), m.repetitions);
     report::line("  speedup %.2fx over %s (%s), roofline fraction %.0f%%", speedup, fastest_name.c_str(),
-                format_seconds(fastest).c_str(), 100 * m.roofline_fraction());
+                 format_seconds(fastest).c_str(), 100 * m.roofline_fraction());
     for (std::size_t i = 1; i < ms.size(); ++i)
       report::line("  baseline %s: %s, roofline fraction %.0f%%", b.baselines[i - 1].name.c_str(),
-                  format_seconds(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
+                   format_seconds(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
     for (std::size_t i = 0; i < ms.size(); ++i)
       if (std::isfinite(ms[i].energy_j))
         report::line("  energy %s: %.3g mJ per call at %.0f W, SM clock %.0f MHz, %d of %d timed runs throttled",
-                    i == 0 ? "winner" : b.baselines[i - 1].name.c_str(), 1e3 * ms[i].energy_j, ms[i].power_w,
-                    ms[i].sm_clock_mhz, ms[i].throttled_runs, static_cast<int>(ms[i].sm_clocks_mhz.size()));
+                     i == 0 ? "winner" : b.baselines[i - 1].name.c_str(), 1e3 * ms[i].energy_j, ms[i].power_w, ms[i].sm_clock_mhz,
+                     ms[i].throttled_runs, static_cast<int>(ms[i].sm_clocks_mhz.size()));
   }
   code = std::max(code, failed);
   // JSON has no NaN: numbers that are not measured travel as null and are written as NaN.
@@ -91,7 +107,8 @@ void write_winner(store::results_file& f, const std::string& group, const json& 
   store::attributes strings;
   for (const auto& [key, value] : w.at("strings").items()) strings[key] = value.get<std::string>();
   f.set_attributes(group, strings);
-  for (const auto& [key, value] : w.at("numbers").items()) f.set_attribute(group, key, value.is_null() ? nan : value.get<double>());
+  for (const auto& [key, value] : w.at("numbers").items())
+    f.set_attribute(group, key, value.is_null() ? nan : value.get<double>());
 }
 
 }  // namespace galapagos::run

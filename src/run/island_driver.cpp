@@ -6,7 +6,11 @@ using nlohmann::json;
 
 island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_signal& stop, double best_baseline_s,
                           std::string best_baseline_name)
-    : s_(s), migrants_(migrants), records_(records), stop_(stop), best_baseline_s_(best_baseline_s),
+    : s_(s),
+      migrants_(migrants),
+      records_(records),
+      stop_(stop),
+      best_baseline_s_(best_baseline_s),
       best_baseline_name_(std::move(best_baseline_name)),
       progress_(progress_display::for_rank(migrants.rank(), report::level())),
       island_(*s.space, s.config.ga, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(migrants.rank()))),
@@ -52,8 +56,11 @@ void island_driver::impl::profile_elites() {
     }
     for (const auto& pm : metrics)
       batch_.profiles.push_back({ind.id, migrants_.rank(), pm.kernel, pm.launch, pm.metric, pm.unit, pm.value});
-    if (metrics.empty()) report::progress("island %d: profiling candidate %lld: %s", migrants_.rank(), static_cast<long long>(ind.id), why.c_str());
-    else report::progress("island %d: profiled candidate %lld (%zu metrics)", migrants_.rank(), static_cast<long long>(ind.id), metrics.size());
+    if (metrics.empty())
+      report::progress("island %d: profiling candidate %lld: %s", migrants_.rank(), static_cast<long long>(ind.id), why.c_str());
+    else
+      report::progress("island %d: profiled candidate %lld (%zu metrics)", migrants_.rank(), static_cast<long long>(ind.id),
+                       metrics.size());
   }
 }
 
@@ -73,13 +80,16 @@ void island_driver::impl::absorb(const std::string& text) {
   const record_batch b = decode(text);
   for (const auto& [hash, source] : b.sources) known_sources_.emplace(hash, source);
   for (const auto& c : b.candidates)  // ties go to the lower id, so a replayed run picks the same winner
-    if (c.status == "ok" && in_group(c.island) && (!best_row_ || c.time_median_s < best_row_->time_median_s ||
-                             (c.time_median_s == best_row_->time_median_s && c.id < best_row_->id)))
+    if (eval::stored_ok(c.status) && in_group(c.island) &&
+        (!best_row_ || c.time_median_s < best_row_->time_median_s ||
+         (c.time_median_s == best_row_->time_median_s && c.id < best_row_->id)))
       best_row_ = c;
   write_batch(*file_, b);
   if (checkpoints_) {
-    if (!b.state.empty()) checkpoints_->note(b.state);
-    else checkpoints_->touch();
+    if (!b.state.empty())
+      checkpoints_->note(b.state);
+    else
+      checkpoints_->touch();
   }
 }
 
@@ -120,7 +130,11 @@ std::vector<core::point> island_driver::impl::rewrite_offspring(int room, bool f
   const auto& population = island_.population();
   const auto rewrites = std::count_if(population.begin(), population.end(), [](const auto& ind) { return ind.variant > 0; });
   if (room <= 0 || (rewrites == 0 && !fill) || variants_.size() < 2) return out;
-  const int want = fill ? room : std::clamp(static_cast<int>(std::lround(room * static_cast<double>(rewrites) / static_cast<double>(population.size()))), 1, room);
+  const int want =
+      fill ? room
+           : std::clamp(
+                 static_cast<int>(std::lround(room * static_cast<double>(rewrites) / static_cast<double>(population.size()))), 1,
+                 room);
   for (auto& p : island_.propose_points(4 * want))
     if (p.variant > 0 && static_cast<int>(out.size()) < want) {
       island_.mark_seen(p);
@@ -152,7 +166,8 @@ int island_driver::impl::variant_for(const std::string& text) {
   return n;
 }
 
-std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const core::point& p, std::int64_t parent, const std::string& origin) {
+std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const core::point& p, std::int64_t parent,
+                                                                         const std::string& origin) {
   const int rank = migrants_.rank();
   eval::measurement m;
   if (const auto it = carried_.find(carried_key(p)); it != carried_.end()) {  // measured before a stop
@@ -196,7 +211,7 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
 }
 
 void island_driver::impl::take_result(const core::point& p, const store::candidate_row& r) {
-  const bool ok = r.status == "ok";
+  const bool ok = eval::stored_ok(r.status);
   const double fitness = ok ? r.time_median_s : inf;
   island_.record({p.g, fitness, r.id, p.variant});
   if (strategy_ && p.variant == 0) strategy_->tell({p.g, fitness, r.id});
@@ -208,8 +223,9 @@ void island_driver::impl::take_result(const core::point& p, const store::candida
 
 void island_driver::impl::take_rest_of_carried() {
   if (carried_.empty()) return;
-  report::progress("island %d: %zu candidates measured before the stop were not proposed again; generation %d takes them as evaluated",
-                   migrants_.rank(), carried_.size(), island_.generation() + 1);
+  report::progress(
+      "island %d: %zu candidates measured before the stop were not proposed again; generation %d takes them as evaluated",
+      migrants_.rank(), carried_.size(), island_.generation() + 1);
   for (const auto& [key, c] : carried_) take_result(c.first, c.second);
   carried_.clear();
 }
@@ -222,8 +238,9 @@ void island_driver::impl::keep_unfinished(int carried_before, double wall_s) {
   batch_.state = to_json_text(s);
   flush_records();
   if (s.unfinished > 0)
-    report::progress("island %d: generation %d stopped after %d of its candidates; they are kept, and a resumed run completes the generation",
-                     migrants_.rank(), s.generation + 1, s.unfinished);
+    report::progress(
+        "island %d: generation %d stopped after %d of its candidates; they are kept, and a resumed run completes the generation",
+        migrants_.rank(), s.generation + 1, s.unfinished);
 }
 
 void island_driver::impl::report_generation(double wall_s) {
@@ -236,7 +253,7 @@ void island_driver::impl::report_generation(double wall_s) {
   batch_.generations.push_back({rank, gen, evaluated_, failed_, best_time_, speedup, wall_s, busy_s});
   if (report::level() == verbosity::verbose)  // this generation's correct candidates (failures are shown as they fail)
     for (const auto& c : batch_.candidates)
-      if (c.island == rank && c.generation == gen && c.status == "ok")
+      if (c.island == rank && c.generation == gen && eval::stored_ok(c.status))
         progress_.candidate(rank, static_cast<long long>(c.id), c.status, c.reason, c.time_median_s, c.params);
   progress_.generation({rank, gen, evaluated_, failed_, s_.config.budget, best_time_, speedup, best_baseline_name_, wall_s});
   if (static_cast<int>(island_.evaluated()) >= s_.config.budget) progress_.finish();  // what follows starts a line
@@ -259,10 +276,11 @@ void island_driver::impl::report_orchestration(double search_s) {
   const double logic_s = std::max(0.0, orchestration_s - spent_.mpi_s - spent_.migration_s - spent_.hdf5_s);
   char model[64] = "";
   if (llm_) std::snprintf(model, sizeof model, "; waiting for the model %.3f s", spent_.model_s);
-  report::line("island %d: orchestration %.4f s of %.3f s (%.2f%%): MPI %.4f s, migration %.4f s, HDF5 %.4f s, "
-               "search logic %.4f s; evaluating %.3f s%s",
-               migrants_.rank(), orchestration_s, search_s, search_s > 0 ? 100 * orchestration_s / search_s : 0.0,
-               spent_.mpi_s, spent_.migration_s, spent_.hdf5_s, logic_s, spent_.evaluating_s, model);
+  report::line(
+      "island %d: orchestration %.4f s of %.3f s (%.2f%%): MPI %.4f s, migration %.4f s, HDF5 %.4f s, "
+      "search logic %.4f s; evaluating %.3f s%s",
+      migrants_.rank(), orchestration_s, search_s, search_s > 0 ? 100 * orchestration_s / search_s : 0.0, spent_.mpi_s,
+      spent_.migration_s, spent_.hdf5_s, logic_s, spent_.evaluating_s, model);
   batch_.orchestration.push_back({session_, migrants_.rank(), search_s, spent_.evaluating_s, spent_.model_s, orchestration_s,
                                   spent_.mpi_s, spent_.migration_s, spent_.hdf5_s, logic_s});
   flush_records();
@@ -284,6 +302,5 @@ bool island_driver::completed() const { return impl_->completed(); }
 const std::optional<store::candidate_row>& island_driver::best_row() const { return impl_->best_row(); }
 const std::optional<store::candidate_row>& island_driver::best_own() const { return impl_->best_own(); }
 std::string island_driver::variant_source(const std::string& hash) const { return impl_->variant_source(hash); }
-
 
 }  // namespace galapagos::run

@@ -3,7 +3,6 @@
 // and migration) and island_llm.cpp (LLM variation). Not for use outside src/run.
 #pragma once
 
-#include "run/island_driver.hpp"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,11 +16,8 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include "run/island_driver.hpp"
 
-#include "run/checkpoint.hpp"
-#include "run/progress.hpp"
-#include "run/records.hpp"
-#include "run/replay.hpp"
 #include "config/run_config.hpp"
 #include "core/island.hpp"
 #include "core/topology.hpp"
@@ -32,6 +28,10 @@
 #include "families/family.hpp"
 #include "propose/llm/proposer.hpp"
 #include "propose/llm/variant.hpp"
+#include "run/checkpoint.hpp"
+#include "run/progress.hpp"
+#include "run/records.hpp"
+#include "run/replay.hpp"
 #include "store/publish.hpp"
 #include "store/results_file.hpp"
 #include "store/results_target.hpp"
@@ -41,8 +41,6 @@
 #include "util/utc.hpp"
 
 namespace galapagos::run {
-
-
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
@@ -68,8 +66,7 @@ struct todo_item {
 
 class island_driver::impl {
  public:
-  impl(setup& s, mailbox& migrants, mailbox& records, stop_signal& stop, double best_baseline_s,
-       std::string best_baseline_name);
+  impl(setup& s, mailbox& migrants, mailbox& records, stop_signal& stop, double best_baseline_s, std::string best_baseline_name);
 
   // Runs the island to its budget. On rank 0 `file` receives every island's records.
   void run(store::results_file* file);
@@ -197,8 +194,8 @@ class island_driver::impl {
   bool sources_sent_ = false;
   double busy_at_start_s_ = 0;
   checkpoint_writer* checkpoints_ = nullptr;  // rank 0
-  bool scheduled_;                 // replay: migrants arrive by generation, not by timing
-  std::vector<int> targets_, sources_;  // islands this one sends to / receives from
+  bool scheduled_;                            // replay: migrants arrive by generation, not by timing
+  std::vector<int> targets_, sources_;        // islands this one sends to / receives from
   // sender generation -> sending island -> migrants
   std::map<int, std::map<int, std::vector<todo_item>>> inbox_;
   struct variant {
@@ -213,25 +210,28 @@ class island_driver::impl {
   std::int64_t llm_calls_ = 0;
   bool llm_exhausted_reported_ = false;
   int stagnant_generations_ = 0;
-  std::vector<core::point> declared_to_try_;  // values of parameters a model declared, not tried yet
-  std::unique_ptr<core::strategy> strategy_;  // null: the island's GA proposes the template's genomes
+  std::vector<core::point> declared_to_try_;        // values of parameters a model declared, not tried yet
+  std::unique_ptr<core::strategy> strategy_;        // null: the island's GA proposes the template's genomes
   std::map<std::string, std::string> prompt_base_;  // what every variation prompt says of family and hardware
   double best_at_last_generation_ = inf;
-  int migrants_through_ = 0;       // sender generation of the last migrants taken in
+  int migrants_through_ = 0;                          // sender generation of the last migrants taken in
   std::set<int> finished_sources_, stopped_sources_;  // senders that said "done" / "stopped"
-  bool halted_ = false;            // scheduled migrants cannot come before a stop: leave the loop
-  bool stopped_ = false;           // the loop ended on a stop request, not at its end
-  double wall_offset_s_ = 0;       // search time of earlier sessions
-  int session_ = 0;                // this start of the run (0: the first; resume_plan::session)
+  bool halted_ = false;                               // scheduled migrants cannot come before a stop: leave the loop
+  bool stopped_ = false;                              // the loop ended on a stop request, not at its end
+  double wall_offset_s_ = 0;                          // search time of earlier sessions
+  int session_ = 0;                                   // this start of the run (0: the first; resume_plan::session)
+  int stalled_generations_ = 0;                       // generations in a row left to the model alone that it added nothing to
   double longest_eval_s_ = 0;
   std::string generation_start_;  // snapshot JSON of the island as the generation in flight found it
   // Rows of a generation a stop request cut short in an earlier session, by carried_key().
   std::map<std::string, std::pair<core::point, store::candidate_row>> carried_;
-  std::string carried_key(const core::point& p) const { return std::to_string(p.variant) + " " + island_.space(p.variant).to_json(p.g); }
+  std::string carried_key(const core::point& p) const {
+    return std::to_string(p.variant) + " " + island_.space(p.variant).to_json(p.g);
+  }
   struct {
     double evaluating_s = 0, mpi_s = 0, migration_s = 0, hdf5_s = 0;
     double model_s = 0;  // in LLM calls (the evaluations of their candidates count as evaluating)
-  } spent_;  // this session's time, by what it went to
+  } spent_;              // this session's time, by what it went to
   std::optional<store::candidate_row> best_row_;
   std::optional<store::candidate_row> best_own_;
   std::map<std::string, std::string> known_sources_;  // rank 0: hash -> text of every source written

@@ -9,7 +9,9 @@ void island_driver::impl::vary_with_llm() {
   const auto& pop = island_.population();
   if (pop.empty()) return;
   const auto best = island_.best(std::max(1, s_.config.llm.elites_in_prompt));
-  const core::individual parent = llm_rng_.uniform() < 0.5 || pop.size() == 1 ? best.front() : pop[static_cast<std::size_t>(llm_rng_.below(static_cast<int>(pop.size())))];
+  const core::individual parent = llm_rng_.uniform() < 0.5 || pop.size() == 1
+                                      ? best.front()
+                                      : pop[static_cast<std::size_t>(llm_rng_.below(static_cast<int>(pop.size())))];
   const auto& parent_space = island_.space(parent.variant);
   propose::variation_request req;
   req.parent_source = variants_[static_cast<std::size_t>(parent.variant)].text;
@@ -34,22 +36,25 @@ void island_driver::impl::vary_with_llm() {
       const int inherited = island_.shared_value(v, i, parent);
       g[i] = inherited >= 0 ? inherited : propose::default_value_index(text, params[i]);
     }
-    if (!space.is_valid(g)) return {false, "not_evaluated", "the parameter values " + space.to_json(g) + " break the family's constraints"};
-    if (island_.seen({v, g})) return {false, "already_evaluated", "this source with the parameters " + space.to_json(g) + " was evaluated before"};
+    if (!space.is_valid(g))
+      return {false, "not_evaluated", "the parameter values " + space.to_json(g) + " break the family's constraints"};
+    if (island_.seen({v, g}))
+      return {false, "already_evaluated", "this source with the parameters " + space.to_json(g) + " was evaluated before"};
     const auto [m, id] = evaluate({v, g}, parent.id, "llm");
     propose::candidate_outcome o{true, eval::to_string(m.status), "", m.time_median_s, id};
     if (m.status == eval::candidate_status::ok) {
       for (std::size_t i = s_.space->parameters().size(); i < params.size(); ++i)  // newly declared by the model
         if (std::none_of(parent_space.parameters().begin(), parent_space.parameters().end(),
-                                                  [&](const core::parameter& q) { return q.name == params[i].name; }))
+                         [&](const core::parameter& q) { return q.name == params[i].name; }))
           for (int k = 0; k < static_cast<int>(params[i].values.size()); ++k) {
             core::point q{v, g};
             q.g[i] = k;
             if (k != g[i] && space.is_valid(q.g)) declared_to_try_.push_back(std::move(q));
           }
       char buf[256];
-      std::snprintf(buf, sizeof buf, "time %s, %.0f%% of the roofline, %.2fx the parent (%s)", format_seconds(m.time_median_s).c_str(),
-                    100 * m.roofline_fraction(), std::isfinite(parent.fitness) ? parent.fitness / m.time_median_s : 0.0,
+      std::snprintf(buf, sizeof buf, "time %s, %.0f%% of the roofline, %.2fx the parent (%s)",
+                    format_seconds(m.time_median_s).c_str(), 100 * m.roofline_fraction(),
+                    std::isfinite(parent.fitness) ? parent.fitness / m.time_median_s : 0.0,
                     format_seconds(parent.fitness).c_str());
       o.message = buf;
     } else {
@@ -104,7 +109,10 @@ std::map<std::string, std::string> island_driver::impl::prompt_values() const {
   for (std::size_t i = 0; i < f.args.size(); ++i) {
     const auto& a = f.args[i];
     entry += "// args[" + std::to_string(i) + "]: " + a.name + ", " + families::dtype_name(a.type) + ", " +
-             (a.direction == families::intent::in ? "in" : a.direction == families::intent::out ? "out" : "inout") + "\n";
+             (a.direction == families::intent::in    ? "in"
+              : a.direction == families::intent::out ? "out"
+                                                     : "inout") +
+             "\n";
   }
   for (std::size_t i = 0; i < f.symbols.size(); ++i) entry += "// sizes[" + std::to_string(i) + "]: " + f.symbols[i] + "\n";
   v["entry_point"] = entry;
@@ -115,8 +123,8 @@ std::map<std::string, std::string> island_driver::impl::prompt_values() const {
                 "Backend %s%s%s. CPU %s (%s), %d cores, last-level cache %zu KiB. Measured on %s: memory bandwidth %.1f GB/s, "
                 "float64 peak %.0f GFLOP/s, float32 peak %.0f GFLOP/s.",
                 s_.config.backend.c_str(), gpu.empty() ? "" : ", GPU ", gpu.c_str(), s_.probe.cpu_model.c_str(),
-                eval::cpu_isa_summary().c_str(), s_.probe.cores, s_.probe.llc_bytes / 1024, s_.config.backend == "cpu" ? "the CPU" : "the device",
-                c.bandwidth_gbs, c.peak_gflops, c.peak_gflops_f32);
+                eval::cpu_isa_summary().c_str(), s_.probe.cores, s_.probe.llc_bytes / 1024,
+                s_.config.backend == "cpu" ? "the CPU" : "the device", c.bandwidth_gbs, c.peak_gflops, c.peak_gflops_f32);
   v["hardware"] = buf;
   const auto ext = f.backend(s_.config.backend).tmpl.source.extension().string();
   v["language"] = ext == ".cu" ? "cuda" : ext == ".hip" ? "cpp" : ext == ".c" ? "c" : "cpp";
@@ -146,8 +154,7 @@ std::string island_driver::impl::inspirations(const core::individual& parent) {
 std::string island_driver::impl::describe_individual(const core::individual& ind) const {
   std::string out = "candidate " + std::to_string(ind.id) + (ind.variant == 0 ? " (the template)" : " (a rewrite)") + ": " +
                     (std::isfinite(ind.fitness) ? "time " + format_seconds(ind.fitness) : std::string("failed"));
-  if (std::isfinite(ind.fitness) && std::isfinite(best_baseline_s_))
-  {
+  if (std::isfinite(ind.fitness) && std::isfinite(best_baseline_s_)) {
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%.2f", best_baseline_s_ / ind.fitness);
     out += std::string(", ") + ratio + "x over " + best_baseline_name_;

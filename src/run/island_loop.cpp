@@ -6,8 +6,8 @@ using nlohmann::json;
 
 void island_driver::impl::run(store::results_file* file) {
   file_ = file;
-  const auto t0 = std::chrono::steady_clock::now() - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                        std::chrono::duration<double>(wall_offset_s_));
+  const auto t0 = std::chrono::steady_clock::now() -
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(wall_offset_s_));
   busy_at_start_s_ = s_.evaluator->device_busy_s();
   const int rank = migrants_.rank();
   const auto& cfg = s_.config;
@@ -29,12 +29,17 @@ void island_driver::impl::run(store::results_file* file) {
         mark_seen(a.p);
         todo.push_back(a);
       }
-    const int want = std::min(room - static_cast<int>(todo.size()), island_.generation() == 0 ? cfg.ga.population : cfg.ga.offspring);
-    // The LLM's share of this generation's new candidates (none in the first: it needs a parent).
+    const int want =
+        std::min(room - static_cast<int>(todo.size()), island_.generation() == 0 ? cfg.ga.population : cfg.ga.offspring);
+    // The LLM's share of this generation's new candidates: none in the first (it needs a parent),
+    // and none after two generations in a row that were the model's alone and got nothing from
+    // it, so that a model that keeps answering without a usable rewrite never stalls the search.
     const double share = cfg.llm.share_of(migrants_.rank());
-    const int by_llm = llm_ && !llm_->exhausted() && island_.generation() > 0 && want > 0 && share > 0
-                           ? std::max(1, static_cast<int>(std::lround(want * share))) : 0;
+    const int by_llm = llm_ && !llm_->exhausted() && stalled_generations_ < 2 && island_.generation() > 0 && want > 0 && share > 0
+                           ? std::max(1, static_cast<int>(std::lround(want * share)))
+                           : 0;
     int genetic = std::max(want - by_llm, 0);
+    const int genetic_asked = genetic;
     // An accepted rewrite's new parameters are tried at each of their values first.
     for (; genetic > 0 && !declared_to_try_.empty(); declared_to_try_.erase(declared_to_try_.begin()))
       if (!island_.seen(declared_to_try_.front())) {
@@ -76,14 +81,16 @@ void island_driver::impl::run(store::results_file* file) {
         break;
       }
       // Carried rows the generation does not propose again fill the budget first.
-      if (!carried_.empty() && !carried_.contains(carried_key(t.p)) && evaluated_ + static_cast<int>(carried_.size()) >= cfg.budget)
+      if (!carried_.empty() && !carried_.contains(carried_key(t.p)) &&
+          evaluated_ + static_cast<int>(carried_.size()) >= cfg.budget)
         continue;
       const auto e0 = std::chrono::steady_clock::now();
       evaluate(t.p, t.parent, t.parent >= 0 ? "migrant" : (island_.generation() == 0 ? "random" : "offspring"));
       longest_eval_s_ = std::max(longest_eval_s_, std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
     }
     const int evaluated_before_llm = evaluated_;
-    for (int k = 0; k < by_llm && !abandoned && static_cast<int>(island_.evaluated() + carried_.size()) < cfg.budget && !llm_->exhausted();
+    for (int k = 0;
+         k < by_llm && !abandoned && static_cast<int>(island_.evaluated() + carried_.size()) < cfg.budget && !llm_->exhausted();
          ++k) {
       if (out_of_time()) {
         abandoned = true;
@@ -98,12 +105,16 @@ void island_driver::impl::run(store::results_file* file) {
       break;
     }
     const bool model_added_nothing = evaluated_ == evaluated_before_llm;
+    stalled_generations_ = genetic_asked == 0 && model_added_nothing ? stalled_generations_ + 1 : 0;
     take_rest_of_carried();
-    if (todo.empty() && model_added_nothing) break;  // the space is exhausted and the model adds nothing
+    // The space is exhausted (the genetic search was asked for points and had none) and the model adds nothing.
+    if (todo.empty() && model_added_nothing && genetic_asked > 0) break;
     island_.advance();
     if (strategy_) strategy_->advance();
-    if (best_time_ < best_at_last_generation_) stagnant_generations_ = 0;
-    else ++stagnant_generations_;
+    if (best_time_ < best_at_last_generation_)
+      stagnant_generations_ = 0;
+    else
+      ++stagnant_generations_;
     best_at_last_generation_ = best_time_;
     const double wall_s = wall_now();
     report_generation(wall_s);
@@ -147,7 +158,8 @@ void island_driver::impl::restore(const resume_plan& p) {
     const int v = variant_of(me.seen_sources.at(k));
     const auto g = genome_from_params(island_.space(v), me.seen[k]);
     if (!g)
-      throw error(p.path, "island " + std::to_string(rank) + " evaluated " + me.seen[k] + ", which the family's parameter space no longer holds");
+      throw error(p.path, "island " + std::to_string(rank) + " evaluated " + me.seen[k] +
+                              ", which the family's parameter space no longer holds");
     seen.push_back({v, *g});
     if (strategy_ && v == 0) strategy_->mark_seen(*g);
   }
@@ -155,7 +167,8 @@ void island_driver::impl::restore(const resume_plan& p) {
     const int v = variant_of(r.source_hash);
     const auto g = genome_from_params(island_.space(v), r.params);
     if (!g)
-      throw error(p.path, "island " + std::to_string(rank) + " evaluated " + r.params + ", which the family's parameter space no longer holds");
+      throw error(p.path, "island " + std::to_string(rank) + " evaluated " + r.params +
+                              ", which the family's parameter space no longer holds");
     const core::point at{v, *g};
     carried_[carried_key(at)] = {at, r};
   }
@@ -273,7 +286,8 @@ void island_driver::impl::emigrate() {
   for (int dest : targets_) {
     for (const auto& ind : elites)
       if (std::isfinite(ind.fitness))
-        batch_.migrations.push_back({island_.generation(), rank, dest, ind.id, island_.space(ind.variant).to_json(ind.g), ind.fitness});
+        batch_.migrations.push_back(
+            {island_.generation(), rank, dest, ind.id, island_.space(ind.variant).to_json(ind.g), ind.fitness});
     if (!j["individuals"].empty() || scheduled_) migrants_.send(dest, j.dump());
   }
 }

@@ -3,18 +3,23 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+
+#include "eval/candidate_status.hpp"
 
 namespace galapagos::run {
 
 std::string format_seconds(double s) {
   char buf[32];
   if (!std::isfinite(s)) return "-";
-  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  else if (s < 1) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.3f s", s);
+  if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
   return buf;
 }
 
@@ -22,9 +27,12 @@ std::string format_duration(double s) {
   char buf[32];
   if (!std::isfinite(s) || s < 0) return "-";
   const long long t = std::llround(s);
-  if (t < 60) std::snprintf(buf, sizeof buf, "%llds", t);
-  else if (t < 3600) std::snprintf(buf, sizeof buf, "%lldm%02llds", t / 60, t % 60);
-  else std::snprintf(buf, sizeof buf, "%lldh%02lldm", t / 3600, (t % 3600) / 60);
+  if (t < 60)
+    std::snprintf(buf, sizeof buf, "%llds", t);
+  else if (t < 3600)
+    std::snprintf(buf, sizeof buf, "%lldm%02llds", t / 60, t % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lldh%02lldm", t / 3600, (t % 3600) / 60);
   return buf;
 }
 
@@ -50,8 +58,8 @@ double budget_share(const generation_status& s) {
 std::string progress_display::plain_line(const generation_status& s) {
   char buf[512];
   std::snprintf(buf, sizeof buf, "island %d gen %d: evaluated %d (failed %d) | best %s | %s | %.0f%% of budget, %s left",
-                s.island, s.generation, s.evaluated, s.failed, format_seconds(s.best_time_s).c_str(),
-                speedup_text(s).c_str(), 100 * budget_share(s), format_duration(seconds_left(s)).c_str());
+                s.island, s.generation, s.evaluated, s.failed, format_seconds(s.best_time_s).c_str(), speedup_text(s).c_str(),
+                100 * budget_share(s), format_duration(seconds_left(s)).c_str());
   return buf;
 }
 
@@ -59,9 +67,9 @@ std::string progress_display::live_line(const generation_status& s) {
   char buf[512];
   char speedup[32] = "";
   if (std::isfinite(s.best_speedup)) std::snprintf(speedup, sizeof speedup, " %.2fx", s.best_speedup);
-  std::snprintf(buf, sizeof buf, "gen %d | evaluated %d/%d, failed %d | best %s%s | budget %.0f%%, %s left",
-                s.generation, s.evaluated, s.budget, s.failed, format_seconds(s.best_time_s).c_str(), speedup,
-                100 * budget_share(s), format_duration(seconds_left(s)).c_str());
+  std::snprintf(buf, sizeof buf, "gen %d | evaluated %d/%d, failed %d | best %s%s | budget %.0f%%, %s left", s.generation,
+                s.evaluated, s.budget, s.failed, format_seconds(s.best_time_s).c_str(), speedup, 100 * budget_share(s),
+                format_duration(seconds_left(s)).c_str());
   return buf;
 }
 
@@ -78,13 +86,15 @@ progress_display progress_display::for_rank(int rank, verbosity v) {
 }
 
 void progress_display::generation(const generation_status& s) {
-  if (live_) report::status(live_line(s));
-  else report::progress("%s", plain_line(s).c_str());
+  if (live_)
+    report::status(live_line(s));
+  else
+    report::progress("%s", plain_line(s).c_str());
 }
 
-void progress_display::candidate(int island, long long id, const std::string& status, const std::string& reason,
-                                 double time_s, const std::string& params) {
-  if (status == "ok")
+void progress_display::candidate(int island, long long id, const std::string& status, const std::string& reason, double time_s,
+                                 const std::string& params) {
+  if (eval::stored_ok(status))
     report::detail("island %d: candidate %lld ok: %s %s", island, id, format_seconds(time_s).c_str(), params.c_str());
   else
     report::progress("island %d: candidate %lld %s: %s", island, id, status.c_str(), reason.substr(0, 200).c_str());

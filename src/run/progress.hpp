@@ -21,7 +21,7 @@ struct generation_status {
   int generation = 0;
   int evaluated = 0;
   int failed = 0;
-  int budget = 0;  // evaluations allowed to the island
+  int budget = 0;                                                // evaluations allowed to the island
   double best_time_s = std::numeric_limits<double>::infinity();  // best median so far
   double best_speedup = std::numeric_limits<double>::quiet_NaN();
   std::string baseline;  // the fastest baseline, which the speedup is over

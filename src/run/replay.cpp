@@ -145,7 +145,8 @@ eval::measurement replay_source::evaluate(const eval::candidate_source& c) {
 
 std::vector<eval::measurement> replay_source::evaluate_interleaved(const std::vector<eval::candidate_source>& cs, int rounds) {
   std::vector<eval::measurement> out;
-  const bool same_winner = !cs.empty() && !winner_key_.empty() && source_hash(cs[0]) + " " + canonical(cs[0].params) == winner_key_;
+  const bool same_winner =
+      !cs.empty() && !winner_key_.empty() && source_hash(cs[0]) + " " + canonical(cs[0].params) == winner_key_;
   for (std::size_t i = 0; i < cs.size(); ++i) {
     eval::measurement m = lookup(cs[i]);
     if (same_winner && i == 0) m = winner_;

@@ -40,7 +40,7 @@ class replay_source final : public eval::measurer {
   std::map<std::string, std::string> baseline_names_;    // source hash -> name
   std::string winner_key_;
   eval::measurement winner_;
-  std::map<std::string, double> winner_baselines_s_;     // name -> interleaved median
+  std::map<std::string, double> winner_baselines_s_;  // name -> interleaved median
   std::vector<store::machine_row> machines_;
   std::string fitness_, compiler_;
 };

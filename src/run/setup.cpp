@@ -34,7 +34,8 @@ std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
     settings.budget.max_tokens /= islands;  // the run's budget, split evenly
     settings.budget.max_cost /= islands;
     try {
-      s->llm = std::make_unique<propose::llm_proposer>(settings, core::derive_seed(s->config.seed, static_cast<std::uint64_t>(rank), 29));
+      s->llm = std::make_unique<propose::llm_proposer>(settings,
+                                                       core::derive_seed(s->config.seed, static_cast<std::uint64_t>(rank), 29));
     } catch (const error& e) {
       throw error(s->config.file.string(), std::string("[llm]: ") + e.what());
     }
@@ -43,8 +44,8 @@ std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
   s->space = std::make_unique<core::search_space>(s->family.space(s->config.backend));
   core::rng r(s->config.seed);
   if (s->space->count_valid(1) == 0 && !s->space->sample(r, 100000))
-    throw error(s->family.toml_file.string(), "the parameter space of backend '" + s->config.backend +
-                                                  "' is empty: no point satisfies the constraints");
+    throw error(s->family.toml_file.string(),
+                "the parameter space of backend '" + s->config.backend + "' is empty: no point satisfies the constraints");
   s->family.fitness_size(s->config.eval.fitness_size);
   // A replayed run builds and times nothing: it never makes measurements on the node wait.
   s->lock = std::make_unique<eval::node_lock>(s->settings.replay.empty() ? s->config.node_lock : std::filesystem::path());
@@ -57,7 +58,8 @@ void check_template_builds(const setup& s) {
   core::rng pick(s.config.seed);
   const auto g = s.space->sample(pick, 100000);
   if (!g) return;
-  const auto built = s.evaluator->compiler().build(s.evaluator->build_request_for(eval::candidate_from(tmpl, s.space->values(*g))));
+  const auto built =
+      s.evaluator->compiler().build(s.evaluator->build_request_for(eval::candidate_from(tmpl, s.space->values(*g))));
   if (built.ok || built.killed) return;
   std::string line;  // the compiler's first error line
   std::istringstream log(built.log);
@@ -86,7 +88,8 @@ eval::machine_probe probe_of(const store::machine_row& m) {
 
 eval::machine_probe recorded_probe(const replay_source& r, int rank) { return probe_of(r.machine(rank)); }
 
-std::optional<eval::machine_probe> kept_probe(const std::vector<store::machine_row>& rows, int island, const eval::machine_probe& here) {
+std::optional<eval::machine_probe> kept_probe(const std::vector<store::machine_row>& rows, int island,
+                                              const eval::machine_probe& here) {
   for (const auto& row : rows) {
     if (row.island != island) continue;
     const auto p = probe_of(row);

@@ -80,6 +80,7 @@ eval::machine_probe recorded_probe(const replay_source& r, int rank);
 // The probe a results file holds for `island`, when it was taken on a node of the kind `here`
 // describes (eval::same_machine_kind): a resumed run is judged against the ceilings it started
 // with, and does not spend its start measuring them again. nullopt: measure.
-std::optional<eval::machine_probe> kept_probe(const std::vector<store::machine_row>& rows, int island, const eval::machine_probe& here);
+std::optional<eval::machine_probe> kept_probe(const std::vector<store::machine_row>& rows, int island,
+                                              const eval::machine_probe& here);
 
 }  // namespace galapagos::run

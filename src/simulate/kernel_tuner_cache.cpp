@@ -53,7 +53,8 @@ recorded_space read_kernel_tuner_cache(const std::filesystem::path& file) {
   } catch (const json::exception& e) {
     // Kernel Tuner appends entries to an open cache and closes it at the end: an unfinished
     // run leaves the file without its closing braces.
-    throw error(p, std::string("not a JSON document (a Kernel Tuner cache of an unfinished run lacks its closing \"}}\"): ") + e.what());
+    throw error(
+        p, std::string("not a JSON document (a Kernel Tuner cache of an unfinished run lacks its closing \"}}\"): ") + e.what());
   }
   if (!doc.is_object()) throw error(p, "not a Kernel Tuner cache: the document is not a JSON object");
   const auto fail = [&](const std::string& field, const std::string& problem) -> void { throw error(p, field + ": " + problem); };
@@ -104,13 +105,15 @@ recorded_space read_kernel_tuner_cache(const std::filesystem::path& file) {
     const std::string where = "cache[\"" + key + "\"]";
     const auto parts = split(key, ',');
     if (parts.size() != params.size())
-      fail(where, "the key has " + std::to_string(parts.size()) + " values, tune_params_keys names " + std::to_string(params.size()));
+      fail(where,
+           "the key has " + std::to_string(parts.size()) + " values, tune_params_keys names " + std::to_string(params.size()));
     if (!entry.is_object()) fail(where, "must be an object");
     core::genome g(params.size());
     for (std::size_t i = 0; i < params.size(); ++i) {
       const auto& vals = params[i].values;
       const auto it = std::find(vals.begin(), vals.end(), parts[i]);
-      if (it == vals.end()) fail(where, "value '" + parts[i] + "' of '" + params[i].name + "' is not in tune_params." + params[i].name);
+      if (it == vals.end())
+        fail(where, "value '" + parts[i] + "' of '" + params[i].name + "' is not in tune_params." + params[i].name);
       g[i] = static_cast<int>(it - vals.begin());
       if (entry.contains(params[i].name) && key_text(entry[params[i].name]) != parts[i])
         fail(where + "." + params[i].name, entry[params[i].name].dump() + " disagrees with the key's " + parts[i]);
@@ -120,7 +123,8 @@ recorded_space read_kernel_tuner_cache(const std::filesystem::path& file) {
     const auto& t = entry["time"];
     if (t.is_string()) {
       if (!failure_markers.contains(t.get<std::string>()))
-        fail(where + ".time", "unknown failure marker " + t.dump() + " (InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig)");
+        fail(where + ".time",
+             "unknown failure marker " + t.dump() + " (InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig)");
       pt.status = t.get<std::string>();
     } else if (t.is_number()) {
       const double ms = t.get<double>();

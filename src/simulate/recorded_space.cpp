@@ -11,7 +11,6 @@
 
 namespace galapagos::simulate {
 
-
 namespace {
 
 bool parse_number(const std::string& s, double& out) {
@@ -53,7 +52,8 @@ recorded_space::recorded_space(std::string origin, std::string format, std::vect
     : origin_(std::move(origin)),
       format_(std::move(format)),
       points_(std::make_shared<const std::map<core::genome, recorded_point>>(std::move(points))),
-      space_(std::move(params), [p = points_](const core::genome& g) { return p->contains(g); }, genomes(*points_)) {
+      space_(
+          std::move(params), [p = points_](const core::genome& g) { return p->contains(g); }, genomes(*points_)) {
   for (const auto& [g, pt] : *points_)
     if (pt.time_s < optimum_s_) {
       optimum_s_ = pt.time_s;
@@ -74,7 +74,8 @@ std::size_t recorded_space::failed() const {
 recorded_space read_galapagos_results(const std::filesystem::path& file) {
   const std::string p = file.string();
   const auto f = store::results_reader::open(p);
-  if (!f.string_attribute("/", "galapagos_version")) throw error(p, "not a galapagos results file (no galapagos_version attribute)");
+  if (!f.string_attribute("/", "galapagos_version"))
+    throw error(p, "not a galapagos results file (no galapagos_version attribute)");
   const auto params = f.strings("/candidates", "params");
   const auto status = f.strings("/candidates", "status");
   const auto origin = f.strings("/candidates", "origin");
@@ -107,7 +108,8 @@ recorded_space read_galapagos_results(const std::filesystem::path& file) {
   for (std::size_t r = 0; r < params.size(); ++r) {
     if (status[r] == "not_recorded" || origin[r] == "winner_recheck") continue;
     const auto g = lookup.from_values(rows[row++]);
-    if (!g) throw error(p, "/candidates row " + std::to_string(r) + ": params names other parameters than row 0 (a mixed recording)");
+    if (!g)
+      throw error(p, "/candidates row " + std::to_string(r) + ": params names other parameters than row 0 (a mixed recording)");
     recorded_point pt;
     pt.status = status[r];
     pt.time_s = status[r] == "ok" && std::isfinite(median[r]) ? median[r] : std::numeric_limits<double>::infinity();

@@ -21,8 +21,8 @@ namespace galapagos::simulate {
 
 struct recorded_point {
   double time_s = std::numeric_limits<double>::infinity();  // +inf = failed
-  double cost_s = 0.0;   // what measuring it took: compile + evaluation time, seconds
-  std::string status;    // "ok" or why it failed
+  double cost_s = 0.0;                                      // what measuring it took: compile + evaluation time, seconds
+  std::string status;                                       // "ok" or why it failed
 };
 
 class recorded_space {

@@ -14,13 +14,13 @@ namespace galapagos::simulate {
 
 struct simulation_settings {
   std::vector<core::strategy_settings> islands{core::strategy_settings{}};  // one per island
-  int budget = 0;           // evaluations per island (migrants re-measured count); 0 = no limit
-  double budget_s = 0.0;    // recorded compile + evaluation seconds per island; 0 = no limit
-  std::uint64_t seed = 1;   // island i's strategy gets core::derive_seed(seed, i)
+  int budget = 0;                 // evaluations per island (migrants re-measured count); 0 = no limit
+  double budget_s = 0.0;          // recorded compile + evaluation seconds per island; 0 = no limit
+  std::uint64_t seed = 1;         // island i's strategy gets core::derive_seed(seed, i)
   std::string topology = "ring";  // ring | full | random | none (core/topology.hpp)
-  int degree = 2;           // random: neighbours of each island (the graph drawn from `seed`, as a run draws it)
-  int interval = 2;         // generations between migrations
-  int count = 2;            // best individuals sent each time
+  int degree = 2;                 // random: neighbours of each island (the graph drawn from `seed`, as a run draws it)
+  int interval = 2;               // generations between migrations
+  int count = 2;                  // best individuals sent each time
   // Migrants this island has not seen are re-measured (served from the recording) and cost an
   // evaluation, as in a measured run.
 };
@@ -29,7 +29,7 @@ struct evaluation {
   int island = 0;
   int generation = 0;
   core::genome g;
-  double time_s = 0.0;   // +inf = failed
+  double time_s = 0.0;  // +inf = failed
   double cost_s = 0.0;
   bool migrant = false;
 };

@@ -21,7 +21,8 @@ namespace {
 
 class descriptor {
  public:
-  descriptor(const std::filesystem::path& p, int flags, const std::string& what) : fd_(::open(p.c_str(), flags | O_CLOEXEC, 0644)) {
+  descriptor(const std::filesystem::path& p, int flags, const std::string& what)
+      : fd_(::open(p.c_str(), flags | O_CLOEXEC, 0644)) {
     if (fd_ < 0) fail(p, what);
   }
   descriptor(const descriptor&) = delete;

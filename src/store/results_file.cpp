@@ -32,15 +32,29 @@ struct table_def<candidate_row> {
       "rel_error, speedup, roofline_fraction: dimensionless ratios; device_time_s: seconds; energy_j: joules per call; "
       "power_w: watts; sm_clock_mhz: MHz; throttled_runs: count; NaN = not measured";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"id", &R::id}, {"island", &R::island}, {"generation", &R::generation},
-      {"origin", &R::origin}, {"status", &R::status}, {"reason", &R::reason},
-      {"params", &R::params}, {"parents", &R::parents}, {"source_hash", &R::source_hash},
-      {"compile_time_s", &R::compile_time_s}, {"setup_time_s", &R::setup_time_s}, {"eval_time_s", &R::eval_time_s},
-      {"time_median_s", &R::time_median_s}, {"time_min_s", &R::time_min_s},
-      {"time_spread_s", &R::time_spread_s}, {"repetitions", &R::repetitions},
-      {"rel_error", &R::rel_error}, {"speedup", &R::speedup},
-      {"roofline_fraction", &R::roofline_fraction}, {"device_time_s", &R::device_time_s},
-      {"energy_j", &R::energy_j}, {"power_w", &R::power_w}, {"sm_clock_mhz", &R::sm_clock_mhz},
+      {"id", &R::id},
+      {"island", &R::island},
+      {"generation", &R::generation},
+      {"origin", &R::origin},
+      {"status", &R::status},
+      {"reason", &R::reason},
+      {"params", &R::params},
+      {"parents", &R::parents},
+      {"source_hash", &R::source_hash},
+      {"compile_time_s", &R::compile_time_s},
+      {"setup_time_s", &R::setup_time_s},
+      {"eval_time_s", &R::eval_time_s},
+      {"time_median_s", &R::time_median_s},
+      {"time_min_s", &R::time_min_s},
+      {"time_spread_s", &R::time_spread_s},
+      {"repetitions", &R::repetitions},
+      {"rel_error", &R::rel_error},
+      {"speedup", &R::speedup},
+      {"roofline_fraction", &R::roofline_fraction},
+      {"device_time_s", &R::device_time_s},
+      {"energy_j", &R::energy_j},
+      {"power_w", &R::power_w},
+      {"sm_clock_mhz", &R::sm_clock_mhz},
       {"throttled_runs", &R::throttled_runs},
   });
 };
@@ -55,12 +69,22 @@ struct table_def<baseline_row> {
       "rel_error, roofline_fraction: dimensionless ratios; energy_j: joules per call; power_w: watts; "
       "sm_clock_mhz: MHz; throttled_runs: count; NaN = not measured";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"name", &R::name}, {"status", &R::status}, {"reason", &R::reason},
-      {"source_hash", &R::source_hash}, {"setup_time_s", &R::setup_time_s}, {"time_median_s", &R::time_median_s},
-      {"time_min_s", &R::time_min_s}, {"time_spread_s", &R::time_spread_s},
-      {"repetitions", &R::repetitions}, {"rel_error", &R::rel_error},
-      {"roofline_fraction", &R::roofline_fraction}, {"energy_j", &R::energy_j}, {"power_w", &R::power_w},
-      {"sm_clock_mhz", &R::sm_clock_mhz}, {"throttled_runs", &R::throttled_runs}, {"island", &R::island},
+      {"name", &R::name},
+      {"status", &R::status},
+      {"reason", &R::reason},
+      {"source_hash", &R::source_hash},
+      {"setup_time_s", &R::setup_time_s},
+      {"time_median_s", &R::time_median_s},
+      {"time_min_s", &R::time_min_s},
+      {"time_spread_s", &R::time_spread_s},
+      {"repetitions", &R::repetitions},
+      {"rel_error", &R::rel_error},
+      {"roofline_fraction", &R::roofline_fraction},
+      {"energy_j", &R::energy_j},
+      {"power_w", &R::power_w},
+      {"sm_clock_mhz", &R::sm_clock_mhz},
+      {"throttled_runs", &R::throttled_runs},
+      {"island", &R::island},
   });
 };
 
@@ -68,12 +92,14 @@ template <>
 struct table_def<population_row> {
   using R = population_row;
   static constexpr const char* name = "populations";
-  static constexpr const char* description =
-      "One row per member of an island's population after each generation.";
+  static constexpr const char* description = "One row per member of an island's population after each generation.";
   static constexpr const char* units = "fitness: seconds (lower is better; inf = failed)";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"island", &R::island}, {"generation", &R::generation}, {"rank", &R::rank},
-      {"candidate_id", &R::candidate_id}, {"fitness", &R::fitness},
+      {"island", &R::island},
+      {"generation", &R::generation},
+      {"rank", &R::rank},
+      {"candidate_id", &R::candidate_id},
+      {"fitness", &R::fitness},
   });
 };
 
@@ -81,13 +107,15 @@ template <>
 struct table_def<migration_row> {
   using R = migration_row;
   static constexpr const char* name = "migrations";
-  static constexpr const char* description =
-      "One row per individual sent from one island to another.";
+  static constexpr const char* description = "One row per individual sent from one island to another.";
   static constexpr const char* units = "fitness: seconds (lower is better; inf = failed)";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"generation", &R::generation}, {"from_island", &R::from_island},
-      {"to_island", &R::to_island}, {"candidate_id", &R::candidate_id},
-      {"params", &R::params}, {"fitness", &R::fitness},
+      {"generation", &R::generation},
+      {"from_island", &R::from_island},
+      {"to_island", &R::to_island},
+      {"candidate_id", &R::candidate_id},
+      {"params", &R::params},
+      {"fitness", &R::fitness},
   });
 };
 
@@ -100,9 +128,13 @@ struct table_def<generation_row> {
       "best_time_s, wall_time_s, device_busy_s: seconds since the island started searching; "
       "best_speedup: dimensionless ratio; evaluated, failed: candidate counts";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"island", &R::island}, {"generation", &R::generation}, {"evaluated", &R::evaluated},
-      {"failed", &R::failed}, {"best_time_s", &R::best_time_s},
-      {"best_speedup", &R::best_speedup}, {"wall_time_s", &R::wall_time_s},
+      {"island", &R::island},
+      {"generation", &R::generation},
+      {"evaluated", &R::evaluated},
+      {"failed", &R::failed},
+      {"best_time_s", &R::best_time_s},
+      {"best_speedup", &R::best_speedup},
+      {"wall_time_s", &R::wall_time_s},
       {"device_busy_s", &R::device_busy_s},
   });
 };
@@ -116,9 +148,16 @@ struct table_def<orchestration_row> {
       "and galapagos' own orchestration (MPI, migration, HDF5, search logic).";
   static constexpr const char* units = "every field but session and island: seconds of the session's search";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"session", &R::session}, {"island", &R::island}, {"search_s", &R::search_s},
-      {"evaluating_s", &R::evaluating_s}, {"model_s", &R::model_s}, {"orchestration_s", &R::orchestration_s},
-      {"mpi_s", &R::mpi_s}, {"migration_s", &R::migration_s}, {"hdf5_s", &R::hdf5_s}, {"logic_s", &R::logic_s},
+      {"session", &R::session},
+      {"island", &R::island},
+      {"search_s", &R::search_s},
+      {"evaluating_s", &R::evaluating_s},
+      {"model_s", &R::model_s},
+      {"orchestration_s", &R::orchestration_s},
+      {"mpi_s", &R::mpi_s},
+      {"migration_s", &R::migration_s},
+      {"hdf5_s", &R::hdf5_s},
+      {"logic_s", &R::logic_s},
   });
 };
 
@@ -130,8 +169,13 @@ struct table_def<profile_row> {
       "Profiler metrics (Nsight Compute) of each island's elites: one row per kernel launch and metric.";
   static constexpr const char* units = "unit: as the profiler reports it (e.g. %, byte/second, register/thread)";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"candidate_id", &R::candidate_id}, {"island", &R::island}, {"kernel", &R::kernel},
-      {"launch", &R::launch}, {"metric", &R::metric}, {"unit", &R::unit}, {"value", &R::value},
+      {"candidate_id", &R::candidate_id},
+      {"island", &R::island},
+      {"kernel", &R::kernel},
+      {"launch", &R::launch},
+      {"metric", &R::metric},
+      {"unit", &R::unit},
+      {"value", &R::value},
   });
 };
 
@@ -144,12 +188,26 @@ struct table_def<llm_call_row> {
       "the candidate it proposed. API keys are never stored.";
   static constexpr const char* units = "cost: money in the unit of the configured prices; latency_s: seconds; tokens: counts";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"id", &R::id}, {"island", &R::island}, {"generation", &R::generation}, {"variation", &R::variation},
-      {"turn", &R::turn}, {"model", &R::model}, {"status", &R::status}, {"reason", &R::reason},
-      {"http_status", &R::http_status}, {"attempts", &R::attempts}, {"prompt_tokens", &R::prompt_tokens},
-      {"completion_tokens", &R::completion_tokens}, {"cost", &R::cost}, {"latency_s", &R::latency_s},
-      {"edits_applied", &R::edits_applied}, {"edits_failed", &R::edits_failed}, {"outcome", &R::outcome},
-      {"candidate_id", &R::candidate_id}, {"prompt", &R::prompt}, {"response", &R::response},
+      {"id", &R::id},
+      {"island", &R::island},
+      {"generation", &R::generation},
+      {"variation", &R::variation},
+      {"turn", &R::turn},
+      {"model", &R::model},
+      {"status", &R::status},
+      {"reason", &R::reason},
+      {"http_status", &R::http_status},
+      {"attempts", &R::attempts},
+      {"prompt_tokens", &R::prompt_tokens},
+      {"completion_tokens", &R::completion_tokens},
+      {"cost", &R::cost},
+      {"latency_s", &R::latency_s},
+      {"edits_applied", &R::edits_applied},
+      {"edits_failed", &R::edits_failed},
+      {"outcome", &R::outcome},
+      {"candidate_id", &R::candidate_id},
+      {"prompt", &R::prompt},
+      {"response", &R::response},
   });
 };
 
@@ -157,15 +215,19 @@ template <>
 struct table_def<machine_row> {
   using R = machine_row;
   static constexpr const char* name = "machine";
-  static constexpr const char* description =
-      "One row per island: the hardware probe of the node it ran on.";
+  static constexpr const char* description = "One row per island: the hardware probe of the node it ran on.";
   static constexpr const char* units =
       "cores: count; llc_bytes: bytes; bandwidth_gbs: 1e9 bytes/s (read + written); "
       "peak_gflops: 1e9 float64 operations/s; peak_gflops_f32: 1e9 float32 operations/s";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"island", &R::island}, {"host", &R::host}, {"cpu_model", &R::cpu_model},
-      {"cores", &R::cores}, {"llc_bytes", &R::llc_bytes}, {"bandwidth_gbs", &R::bandwidth_gbs},
-      {"peak_gflops", &R::peak_gflops}, {"peak_gflops_f32", &R::peak_gflops_f32},
+      {"island", &R::island},
+      {"host", &R::host},
+      {"cpu_model", &R::cpu_model},
+      {"cores", &R::cores},
+      {"llc_bytes", &R::llc_bytes},
+      {"bandwidth_gbs", &R::bandwidth_gbs},
+      {"peak_gflops", &R::peak_gflops},
+      {"peak_gflops_f32", &R::peak_gflops_f32},
   });
 };
 
@@ -179,22 +241,18 @@ struct results_file::impl {
   handle file;
   handle string_type;  // variable-length UTF-8 C string
   handle sources;      // the /sources group
-  std::tuple<detail::table<candidate_row>, detail::table<baseline_row>,
-             detail::table<population_row>, detail::table<migration_row>,
-             detail::table<generation_row>, detail::table<machine_row>, detail::table<profile_row>,
+  std::tuple<detail::table<candidate_row>, detail::table<baseline_row>, detail::table<population_row>,
+             detail::table<migration_row>, detail::table<generation_row>, detail::table<machine_row>, detail::table<profile_row>,
              detail::table<llm_call_row>, detail::table<orchestration_row>>
       tables;
 
   // Wraps a new identifier, throwing when it is invalid.
-  handle own(hid_t id, handle::closer close, const std::string& what) const {
-    return handle(check(id, path, what), close);
-  }
+  handle own(hid_t id, handle::closer close, const std::string& what) const { return handle(check(id, path, what), close); }
 
   handle file_access() const {
     handle fapl = own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
     // Earliest formats that can hold the data: readable by HDF5 1.8/1.10 and h5py 3.7.
-    check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_V110), path,
-          "set library version bounds");
+    check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_V110), path, "set library version bounds");
 #if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
     // Lock the file, but keep working on file systems without locking (some Lustre, NFS).
     check(H5Pset_file_locking(fapl.get(), true, true), path, "set file locking");
@@ -210,11 +268,9 @@ struct results_file::impl {
 
   void create_file() {
     handle fapl = file_access();
-    file = own(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
-               "create file");
+    file = own(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose, "create file");
     make_string_type();
-    sources = own(H5Gcreate2(file.get(), "/sources", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                  H5Gclose, "create group /sources");
+    sources = own(H5Gcreate2(file.get(), "/sources", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "create group /sources");
     std::apply([&](auto&... t) { (create_table(t), ...); }, tables);
   }
 
@@ -277,8 +333,7 @@ struct results_file::impl {
     // Every chunk carries a Fletcher-32 checksum: a damaged chunk fails to read instead of
     // handing back garbage (variable-length strings pointing anywhere).
     check(H5Pset_fletcher32(dcpl.get()), path, what);
-    t.dataset = own(H5Dcreate2(file.get(), name.c_str(), file_type.get(), space.get(),
-                               H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+    t.dataset = own(H5Dcreate2(file.get(), name.c_str(), file_type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                     H5Dclose, what);
     write_string_attribute(t.dataset.get(), name, "description", def::description);
     write_string_attribute(t.dataset.get(), name, "units", def::units);
@@ -296,29 +351,21 @@ struct results_file::impl {
     check(H5Dset_extent(t.dataset.get(), &new_size), path, what);
     t.size = new_size;
     handle file_space = own(H5Dget_space(t.dataset.get()), H5Sclose, what);
-    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr),
-          path, what);
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), path, what);
     handle mem_space = own(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
-    check(H5Dwrite(t.dataset.get(), t.mem_type.get(), mem_space.get(), file_space.get(),
-                   H5P_DEFAULT, buffer.data()),
-          path, what);
+    check(H5Dwrite(t.dataset.get(), t.mem_type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()), path, what);
   }
 
   // Writes (or replaces) attribute `key` of the object `obj` (named `obj_name` in messages).
-  void write_attribute(hid_t obj, const std::string& obj_name, const std::string& key,
-                       hid_t type, const void* value) const {
+  void write_attribute(hid_t obj, const std::string& obj_name, const std::string& key, hid_t type, const void* value) const {
     const std::string what = "write attribute '" + key + "' of " + obj_name;
-    if (check(H5Aexists(obj, key.c_str()), path, what) > 0)
-      check(H5Adelete(obj, key.c_str()), path, what);
+    if (check(H5Aexists(obj, key.c_str()), path, what) > 0) check(H5Adelete(obj, key.c_str()), path, what);
     handle space = own(H5Screate(H5S_SCALAR), H5Sclose, what);
-    handle attr =
-        own(H5Acreate2(obj, key.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-            what);
+    handle attr = own(H5Acreate2(obj, key.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, what);
     check(H5Awrite(attr.get(), type, value), path, what);
   }
 
-  void write_string_attribute(hid_t obj, const std::string& obj_name, const std::string& key,
-                              const std::string& value) const {
+  void write_string_attribute(hid_t obj, const std::string& obj_name, const std::string& key, const std::string& value) const {
     std::deque<std::string> scratch;
     const char* text = detail::utf8_c_str(value, scratch);
     write_attribute(obj, obj_name, key, string_type.get(), &text);
@@ -327,13 +374,11 @@ struct results_file::impl {
   // Opens a group, creating it and any missing parents.
   handle open_group(const std::string& name) const {
     const std::string group = name.empty() ? "/" : name;
-    if (hid_t id = H5Gopen2(file.get(), group.c_str(), H5P_DEFAULT); id >= 0)
-      return handle(id, H5Gclose);
+    if (hid_t id = H5Gopen2(file.get(), group.c_str(), H5P_DEFAULT); id >= 0) return handle(id, H5Gclose);
     const std::string what = "create group " + group;
     handle lcpl = own(H5Pcreate(H5P_LINK_CREATE), H5Pclose, what);
     check(H5Pset_create_intermediate_group(lcpl.get(), 1), path, what);
-    return own(H5Gcreate2(file.get(), group.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
-               H5Gclose, what);
+    return own(H5Gcreate2(file.get(), group.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT), H5Gclose, what);
   }
 
   void add_source(const std::string& hash, const std::string& text) {
@@ -345,11 +390,10 @@ struct results_file::impl {
     std::deque<std::string> scratch;
     const char* data = detail::utf8_c_str(text, scratch);
     handle space = own(H5Screate(H5S_SCALAR), H5Sclose, what);
-    handle dataset = own(H5Dcreate2(sources.get(), hash.c_str(), string_type.get(), space.get(),
-                                    H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                         H5Dclose, what);
-    check(H5Dwrite(dataset.get(), string_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &data), path,
-          what);
+    handle dataset =
+        own(H5Dcreate2(sources.get(), hash.c_str(), string_type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+            H5Dclose, what);
+    check(H5Dwrite(dataset.get(), string_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &data), path, what);
   }
 };
 
@@ -365,8 +409,7 @@ results_file results_file::create(const std::string& path, const attributes& roo
   p->path = path;
   p->create_file();
   handle root = p->open_group("/");
-  for (const auto& [key, value] : root_attrs)
-    p->write_string_attribute(root.get(), "/", key, value);
+  for (const auto& [key, value] : root_attrs) p->write_string_attribute(root.get(), "/", key, value);
   return results_file(std::move(p));
 }
 
@@ -394,9 +437,7 @@ void results_file::append(const std::vector<orchestration_row>& rows) { impl_->a
 void results_file::append(const std::vector<profile_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<llm_call_row>& rows) { impl_->append(rows); }
 
-void results_file::add_source(const std::string& hash, const std::string& text) {
-  impl_->add_source(hash, text);
-}
+void results_file::add_source(const std::string& hash, const std::string& text) { impl_->add_source(hash, text); }
 
 void results_file::set_attributes(const std::string& group, const attributes& attrs) {
   handle g = impl_->open_group(group);
@@ -425,17 +466,15 @@ void results_file::set_text(const std::string& dataset, const std::string& text)
     handle dcpl = impl_->own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
     check(H5Pset_chunk(dcpl.get(), 1, &chunk), impl_->path, what);
     check(H5Pset_fletcher32(dcpl.get()), impl_->path, what);
-    ds = impl_->own(H5Dcreate2(g.get(), leaf.c_str(), H5T_STD_U8LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                    H5Dclose, what);
+    ds = impl_->own(H5Dcreate2(g.get(), leaf.c_str(), H5T_STD_U8LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose,
+                    what);
   }
   if (n == 0) return;
   handle mem = impl_->own(H5Screate_simple(1, &n, nullptr), H5Sclose, what);
   check(H5Dwrite(ds.get(), H5T_NATIVE_UINT8, mem.get(), H5S_ALL, H5P_DEFAULT, text.data()), impl_->path, what);
 }
 
-void results_file::flush() {
-  check(H5Fflush(impl_->file.get(), H5F_SCOPE_GLOBAL), impl_->path, "flush file");
-}
+void results_file::flush() { check(H5Fflush(impl_->file.get(), H5F_SCOPE_GLOBAL), impl_->path, "flush file"); }
 
 const std::string& results_file::path() const { return impl_->path; }
 

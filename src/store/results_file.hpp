@@ -16,12 +16,12 @@ struct candidate_row {
   std::int64_t id = -1;
   std::int32_t island = 0;
   std::int32_t generation = 0;
-  std::string origin;        // "random", "offspring", "migrant", "winner_recheck", ...
-  std::string status;        // ok, compile_error, crash, timeout, wrong_result, ...
-  std::string reason;        // one line: why it failed, empty when ok
-  std::string params;        // JSON object {"NAME": value}
-  std::string parents;       // JSON array of candidate ids
-  std::string source_hash;   // key into /sources
+  std::string origin;       // "random", "offspring", "migrant", "winner_recheck", ...
+  std::string status;       // ok, compile_error, crash, timeout, wrong_result, ...
+  std::string reason;       // one line: why it failed, empty when ok
+  std::string params;       // JSON object {"NAME": value}
+  std::string parents;      // JSON array of candidate ids
+  std::string source_hash;  // key into /sources
   double compile_time_s = 0;
   double setup_time_s = 0;   // the candidate's setup phase (format conversion) at the fitness size
   double eval_time_s = 0;    // wall time of the whole evaluation (checks + timing)
@@ -29,13 +29,13 @@ struct candidate_row {
   double time_min_s = 0;
   double time_spread_s = 0;  // interquartile range of the timed runs
   std::int32_t repetitions = 0;
-  double rel_error = 0;      // max over checks of max|out-ref| / max|ref|
-  double speedup = 0;        // fastest baseline's median / this median; NaN when not ok
-  double roofline_fraction = 0;  // cost-model floor at measured ceilings / median; NaN when not ok
-  double device_time_s = 0;  // wall time the device was held for this candidate's checks and timing
-  double energy_j = 0;       // GPU energy per call (NVML, sustained calls); NaN when not measured
-  double power_w = 0;        // mean board power during those calls; NaN when not measured
-  double sm_clock_mhz = 0;   // median SM clock after the timed runs; NaN when not measured
+  double rel_error = 0;             // max over checks of max|out-ref| / max|ref|
+  double speedup = 0;               // fastest baseline's median / this median; NaN when not ok
+  double roofline_fraction = 0;     // cost-model floor at measured ceilings / median; NaN when not ok
+  double device_time_s = 0;         // wall time the device was held for this candidate's checks and timing
+  double energy_j = 0;              // GPU energy per call (NVML, sustained calls); NaN when not measured
+  double power_w = 0;               // mean board power during those calls; NaN when not measured
+  double sm_clock_mhz = 0;          // median SM clock after the timed runs; NaN when not measured
   std::int32_t throttled_runs = 0;  // timed runs after which the clock was held down (power, thermal)
 };
 
@@ -85,28 +85,28 @@ struct orchestration_row {  // where one island's search time went in one sessio
 struct profile_row {  // one profiler metric of one kernel launched by a profiled candidate
   std::int64_t candidate_id = -1;
   std::int32_t island = 0;
-  std::string kernel;  // the kernel's name as the profiler reports it
+  std::string kernel;       // the kernel's name as the profiler reports it
   std::int32_t launch = 0;  // which launch of the candidate's call (0, 1, ...)
   std::string metric, unit;
   double value = 0;
 };
 
-struct llm_call_row {  // one request to a language model (the LLM proposer); never holds the API key
-  std::int64_t id = -1;           // island * 1000000 + number of the call on that island
+struct llm_call_row {    // one request to a language model (the LLM proposer); never holds the API key
+  std::int64_t id = -1;  // island * 1000000 + number of the call on that island
   std::int32_t island = 0, generation = 0;
-  std::int32_t variation = 0;     // the island's variation (conversation) this call belongs to
-  std::int32_t turn = 0;          // 0 = the proposal, 1.. = repairs
-  std::string model;              // the [[llm.models]] name
-  std::string status;             // the client's: ok, http_error, timeout, network_error, malformed, budget_exhausted
-  std::string reason;             // why not ok, one line
+  std::int32_t variation = 0;  // the island's variation (conversation) this call belongs to
+  std::int32_t turn = 0;       // 0 = the proposal, 1.. = repairs
+  std::string model;           // the [[llm.models]] name
+  std::string status;          // the client's: ok, http_error, timeout, network_error, malformed, budget_exhausted
+  std::string reason;          // why not ok, one line
   std::int32_t http_status = 0, attempts = 0;
   std::int64_t prompt_tokens = 0, completion_tokens = 0;
-  double cost = 0;                // money, from the model's prices
-  double latency_s = 0;           // the whole call, retries included
+  double cost = 0;       // money, from the model's prices
+  double latency_s = 0;  // the whole call, retries included
   std::int32_t edits_applied = 0, edits_failed = 0;
-  std::string outcome;            // accepted, the evaluator's status, no_edits, edits_not_applied, ...
-  std::int64_t candidate_id = -1; // the candidate the call produced; -1: none
-  std::string prompt, response;   // the messages sent and the answer's text
+  std::string outcome;             // accepted, the evaluator's status, no_edits, edits_not_applied, ...
+  std::int64_t candidate_id = -1;  // the candidate the call produced; -1: none
+  std::string prompt, response;    // the messages sent and the answer's text
 };
 
 struct machine_row {  // the hardware probe of the node an island ran on
@@ -114,8 +114,8 @@ struct machine_row {  // the hardware probe of the node an island ran on
   std::string host, cpu_model;
   std::int32_t cores = 0;
   std::int64_t llc_bytes = 0;
-  double bandwidth_gbs = 0;  // STREAM-like, bytes read + written per second / 1e9
-  double peak_gflops = 0;    // practical peak arithmetic rate (float64: BLAS dgemm)
+  double bandwidth_gbs = 0;    // STREAM-like, bytes read + written per second / 1e9
+  double peak_gflops = 0;      // practical peak arithmetic rate (float64: BLAS dgemm)
   double peak_gflops_f32 = 0;  // float32 (BLAS sgemm)
 };
 

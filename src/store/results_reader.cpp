@@ -13,9 +13,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <stdexcept>
-#include <filesystem>
 #include <utility>
 
 #include "store/hdf5_handle.hpp"
@@ -29,11 +29,11 @@ namespace galapagos::store {
 namespace {
 
 using id_handle = detail::handle;
+using detail::hdf5_message;
 using wire::decoder;
 using wire::put;
 using wire::read_frame;
 using wire::write_frame;
-using detail::hdf5_message;
 
 std::string format_number(double v) {
   char buf[32];
@@ -137,7 +137,7 @@ struct results_reader::impl {
   hid_t file = H5I_INVALID_HID;  // open in the reading process only
   pid_t server = -1;             // the reading process (this process's side)
   int socket = -1;
-  std::mutex mutex;              // one query at a time
+  std::mutex mutex;  // one query at a time
   ~impl() {
     if (server > 0) {
       kill(server, SIGKILL);
@@ -156,8 +156,8 @@ struct results_reader::impl {
   // or a filter or storage error): the file is damaged, and nothing of the dataset is believed.
   [[noreturn]] void damaged(const std::string& dataset) const {
     const bool checksum = detail::hdf5_checksum_failed();
-    throw galapagos::damaged_file(path, "damaged dataset " + dataset + (checksum ? " (checksum mismatch)" : " (unreadable)") + ": " +
-                                     hdf5_message() + "; the file cannot be read (restore it from a copy)");
+    throw galapagos::damaged_file(path, "damaged dataset " + dataset + (checksum ? " (checksum mismatch)" : " (unreadable)") +
+                                            ": " + hdf5_message() + "; the file cannot be read (restore it from a copy)");
   }
 
   id_handle open_dataset(const std::string& table) const {
@@ -242,7 +242,7 @@ bool results_reader::has_here(const std::string& object) const {
     const htri_t e = H5Lexists(impl_->file, name.c_str(), H5P_DEFAULT);
     if (e < 0)
       throw galapagos::damaged_file(impl_->path, "damaged file: cannot look up " + name + " (" + hdf5_message() +
-                                              "); the file cannot be read (restore it from a copy)");
+                                                     "); the file cannot be read (restore it from a copy)");
     return e > 0;
   };
   std::size_t pos = 0;
@@ -324,7 +324,9 @@ std::optional<std::string> results_reader::source_here(const std::string& hash) 
   // Sources are stored under the hash of their text: a text that does not match its name was
   // damaged on disk (no checksum covers a scalar dataset), and must not be built or reviewed.
   if (util::hash_text(out) != hash)
-    throw galapagos::damaged_file(impl_->path, "damaged dataset " + name + ": its text does not match its hash; the file cannot be read (restore it from a copy)");
+    throw galapagos::damaged_file(
+        impl_->path,
+        "damaged dataset " + name + ": its text does not match its hash; the file cannot be read (restore it from a copy)");
   return out;
 }
 
@@ -369,14 +371,23 @@ std::vector<std::string> results_reader::strings_here(const std::string& table, 
 // answer is "V" and the value, or "D" and a galapagos::damaged_file's message, "E" and a
 // galapagos::error's, or "X" and another exception's.
 
-
 namespace {
 
 const std::string damaged_tail = "; the file cannot be read (restore it from a copy)";
 constexpr double query_limit_s = 300;
 
 // What a query asks, as sent to the reading process.
-enum class query : char { has = 'h', string_attribute = 's', number_attribute = 'n', text = 't', source = 'c', rows = 'r', integers = 'i', numbers = 'f', strings = 'w' };
+enum class query : char {
+  has = 'h',
+  string_attribute = 's',
+  number_attribute = 'n',
+  text = 't',
+  source = 'c',
+  rows = 'r',
+  integers = 'i',
+  numbers = 'f',
+  strings = 'w'
+};
 
 }  // namespace
 
@@ -424,16 +435,35 @@ void results_reader::start_server() {
         d.get(b);
         out.push_back('V');
         switch (static_cast<query>(q[0])) {
-          case query::has: put(out, has_here(a)); break;
-          case query::string_attribute: put(out, string_attribute_here(a, b)); break;
-          case query::number_attribute: put(out, number_attribute_here(a, b)); break;
-          case query::text: put(out, text_here(a)); break;
-          case query::source: put(out, source_here(a)); break;
-          case query::rows: put(out, static_cast<std::uint64_t>(rows_here(a))); break;
-          case query::integers: put(out, integers_here(a, b)); break;
-          case query::numbers: put(out, numbers_here(a, b)); break;
-          case query::strings: put(out, strings_here(a, b)); break;
-          default: throw std::invalid_argument("unknown query");
+          case query::has:
+            put(out, has_here(a));
+            break;
+          case query::string_attribute:
+            put(out, string_attribute_here(a, b));
+            break;
+          case query::number_attribute:
+            put(out, number_attribute_here(a, b));
+            break;
+          case query::text:
+            put(out, text_here(a));
+            break;
+          case query::source:
+            put(out, source_here(a));
+            break;
+          case query::rows:
+            put(out, static_cast<std::uint64_t>(rows_here(a)));
+            break;
+          case query::integers:
+            put(out, integers_here(a, b));
+            break;
+          case query::numbers:
+            put(out, numbers_here(a, b));
+            break;
+          case query::strings:
+            put(out, strings_here(a, b));
+            break;
+          default:
+            throw std::invalid_argument("unknown query");
         }
       } catch (const galapagos::damaged_file& e) {
         out.assign(1, 'D').append(e.what());
@@ -459,7 +489,7 @@ std::string results_reader::answer(const std::string& request) const {
   bool timed_out = false;
   std::string reply;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                                std::chrono::duration<double>(query_limit_s));
+                                                               std::chrono::duration<double>(query_limit_s));
   const bool sent = impl_->server > 0 && (request.empty() || write_frame(impl_->socket, request));
   if (!sent || !read_frame(impl_->socket, reply, deadline, timed_out) || reply.empty()) {
     // The reading process is gone: killed at the time limit, or dead of what the file did to it.
@@ -472,7 +502,8 @@ std::string results_reader::answer(const std::string& request) const {
     }
     if (timed_out) throw galapagos::damaged_file(path, "damaged file: reading it did not finish within 300 s" + damaged_tail);
     if (WIFSIGNALED(status))
-      throw galapagos::damaged_file(path, "damaged file: reading it crashed the HDF5 library with " + util::signal_description(WTERMSIG(status)) + damaged_tail);
+      throw galapagos::damaged_file(path, "damaged file: reading it crashed the HDF5 library with " +
+                                              util::signal_description(WTERMSIG(status)) + damaged_tail);
     throw galapagos::error(path, "cannot be read: its reading process ended");
   }
   return reply;
@@ -498,9 +529,7 @@ T results_reader::ask(char what, const std::string& a, const std::string& b) con
   return value;
 }
 
-bool results_reader::has(const std::string& object) const {
-  return ask<bool>('h', object);
-}
+bool results_reader::has(const std::string& object) const { return ask<bool>('h', object); }
 std::optional<std::string> results_reader::string_attribute(const std::string& object, const std::string& key) const {
   return ask<std::optional<std::string>>('s', object, key);
 }

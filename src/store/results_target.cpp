@@ -67,7 +67,8 @@ bool holder_is_gone(const std::string& text) {
 [[noreturn]] void in_use(const std::filesystem::path& results, const std::string& holder) {
   throw galapagos::error(results.string(), "in use by " + describe_holder(holder) +
                                                ": one process writes a results file; wait until it ends, or write to "
-                                               "another --out (lock file " + lock_path(results).string() + ")");
+                                               "another --out (lock file " +
+                                               lock_path(results).string() + ")");
 }
 
 }  // namespace
@@ -87,22 +88,23 @@ bool is_results_file(const std::filesystem::path& path) {
 
 void check_results_path(const std::filesystem::path& out, const std::string& option) {
   const std::string text = out.string();
-  if (text.empty()) throw galapagos::error(option + " ''", "an empty path: name the results file, e.g. " + option + " results/run.h5");
+  if (text.empty())
+    throw galapagos::error(option + " ''", "an empty path: name the results file, e.g. " + option + " results/run.h5");
   if (text.back() == '/')
-    throw galapagos::error(text, "ends in '/', so it names a folder, not a results file: give a file name, e.g. " + option + " " +
-                                     text + "run.h5");
+    throw galapagos::error(
+        text, "ends in '/', so it names a folder, not a results file: give a file name, e.g. " + option + " " + text + "run.h5");
   std::error_code ec;
   if (std::filesystem::is_directory(out, ec))
     throw galapagos::error(text, "is a folder, not a results file: give a file name, e.g. " + option + " " + text + "/run.h5");
   const std::filesystem::path parent = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
   if (!std::filesystem::exists(parent, ec))
-    throw galapagos::error(text, "its folder " + parent.string() + " does not exist: create it first (mkdir -p " + quoted(parent) +
-                                     ") or choose another " + option);
+    throw galapagos::error(text, "its folder " + parent.string() + " does not exist: create it first (mkdir -p " +
+                                     quoted(parent) + ") or choose another " + option);
   if (!std::filesystem::is_directory(parent, ec))
     throw galapagos::error(text, parent.string() + " is not a folder: choose another " + option);
   if (access(parent.c_str(), W_OK | X_OK) != 0)
-    throw galapagos::error(text, "cannot write in its folder " + parent.string() + " (" + std::strerror(errno) +
-                                     "): choose another " + option);
+    throw galapagos::error(
+        text, "cannot write in its folder " + parent.string() + " (" + std::strerror(errno) + "): choose another " + option);
 }
 
 void check_new_results_file(const std::filesystem::path& out, bool replace, const std::filesystem::path& keep) {
@@ -113,17 +115,20 @@ void check_new_results_file(const std::filesystem::path& out, bool replace, cons
     throw galapagos::error(text, std::string("cannot be examined (") + std::strerror(errno) + "): choose another --out");
   }
   if (S_ISLNK(st.st_mode))
-    throw galapagos::error(text, "is a symbolic link: galapagos does not write a results file through a link; give the path of a "
-                                 "new file with --out");
+    throw galapagos::error(text,
+                           "is a symbolic link: galapagos does not write a results file through a link; give the path of a "
+                           "new file with --out");
   if (!S_ISREG(st.st_mode))
-    throw galapagos::error(text, "exists and is not a regular file (a device, pipe or socket): galapagos never writes to it; "
-                                 "choose another --out");
+    throw galapagos::error(text,
+                           "exists and is not a regular file (a device, pipe or socket): galapagos never writes to it; "
+                           "choose another --out");
   std::error_code ec;
   if (!keep.empty() && std::filesystem::equivalent(out, keep, ec))
     throw galapagos::error(text, "is the --replay recording this run reads: choose another --out");
   if (!is_results_file(out))
-    throw galapagos::error(text, "exists and is not a galapagos results file: galapagos never replaces it (not even with "
-                                 "--force); choose another --out");
+    throw galapagos::error(text,
+                           "exists and is not a galapagos results file: galapagos never replaces it (not even with "
+                           "--force); choose another --out");
   if (!replace)
     throw galapagos::error(text, "exists (the results of an earlier run): continue that run with `galapagos resume " + text +
                                      "`, replace the file with --force, or choose another --out");
@@ -162,7 +167,8 @@ results_lock::results_lock(const std::filesystem::path& results, const std::stri
       exclusive = false;  // no locks on this file system: the exclusive creation is the lock
     }
     // The file locked must still be the one at the path: a holder removes it as it ends.
-    struct stat locked {}, now {};
+    struct stat locked {
+    }, now{};
     if (fstat(fd, &locked) != 0 || stat(path_.c_str(), &now) != 0 || locked.st_ino != now.st_ino || locked.st_dev != now.st_dev) {
       ::close(fd);
       continue;
@@ -192,7 +198,8 @@ results_lock::results_lock(const std::filesystem::path& results, const std::stri
 
 results_lock::~results_lock() {
   if (fd_ < 0) return;
-  struct stat mine {}, now {};
+  struct stat mine {
+  }, now{};
   if (fstat(fd_, &mine) == 0 && stat(path_.c_str(), &now) == 0 && mine.st_ino == now.st_ino && mine.st_dev == now.st_dev)
     unlink(path_.c_str());
   ::close(fd_);

@@ -42,8 +42,7 @@ std::string sanitize_utf8(std::string_view s);
 // --- table descriptions --------------------------------------------------------------------
 
 template <class Row>
-using member = std::variant<std::int32_t Row::*, std::int64_t Row::*, double Row::*,
-                            std::string Row::*>;
+using member = std::variant<std::int32_t Row::*, std::int64_t Row::*, double Row::*, std::string Row::*>;
 
 template <class Row>
 struct field {
@@ -81,10 +80,14 @@ using c_type = std::conditional_t<std::is_same_v<T, std::string>, const char*, T
 
 template <class T>
 hid_t native_type(hid_t string_type) {
-  if constexpr (std::is_same_v<T, std::int32_t>) return H5T_NATIVE_INT32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return H5T_NATIVE_INT64;
-  else if constexpr (std::is_same_v<T, double>) return H5T_NATIVE_DOUBLE;
-  else return string_type;
+  if constexpr (std::is_same_v<T, std::int32_t>)
+    return H5T_NATIVE_INT32;
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return H5T_NATIVE_INT64;
+  else if constexpr (std::is_same_v<T, double>)
+    return H5T_NATIVE_DOUBLE;
+  else
+    return string_type;
 }
 
 // One extendible compound dataset plus the in-memory record layout of its rows: the members
@@ -114,8 +117,7 @@ struct table {
   }
 
   // Packs rows into C records; strings point into `rows` or into `scratch`.
-  std::vector<unsigned char> pack(const std::vector<Row>& rows,
-                                  std::deque<std::string>& scratch) const {
+  std::vector<unsigned char> pack(const std::vector<Row>& rows, std::deque<std::string>& scratch) const {
     std::vector<unsigned char> buffer(rows.size() * record_size);
     for (std::size_t r = 0; r < rows.size(); ++r) {
       unsigned char* record = buffer.data() + r * record_size;

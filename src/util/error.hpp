@@ -11,8 +11,7 @@ class error : public std::runtime_error {
  public:
   explicit error(const std::string& message) : std::runtime_error(message) {}
   // "<file>: <problem>"
-  error(const std::string& file, const std::string& problem)
-      : std::runtime_error(file + ": " + problem) {}
+  error(const std::string& file, const std::string& problem) : std::runtime_error(file + ": " + problem) {}
 };
 
 // A file whose stored bytes cannot be believed (a failed checksum, an object that does not read,

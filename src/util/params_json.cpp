@@ -26,9 +26,12 @@ std::optional<std::map<std::string, std::string>> params_from_json(const std::st
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   std::map<std::string, std::string> out;
   for (const auto& [k, v] : j.items()) {
-    if (v.is_string()) out[k] = v.get<std::string>();
-    else if (v.is_number()) out[k] = v.dump();
-    else return std::nullopt;
+    if (v.is_string())
+      out[k] = v.get<std::string>();
+    else if (v.is_number())
+      out[k] = v.dump();
+    else
+      return std::nullopt;
   }
   return out;
 }

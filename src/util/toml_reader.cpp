@@ -66,9 +66,7 @@ std::string toml_section::str(const std::string& key) const {
   if (!n->is_string()) fail(key, "must be a string");
   return n->as_string()->get();
 }
-std::string toml_section::str(const std::string& key, const std::string& dflt) const {
-  return has(key) ? str(key) : dflt;
-}
+std::string toml_section::str(const std::string& key, const std::string& dflt) const { return has(key) ? str(key) : dflt; }
 
 double toml_section::num(const std::string& key) const {
   const auto* n = get(key);
@@ -85,9 +83,7 @@ std::int64_t toml_section::integer(const std::string& key) const {
   if (!n->is_integer()) fail(key, "must be an integer");
   return n->as_integer()->get();
 }
-std::int64_t toml_section::integer(const std::string& key, std::int64_t dflt) const {
-  return has(key) ? integer(key) : dflt;
-}
+std::int64_t toml_section::integer(const std::string& key, std::int64_t dflt) const { return has(key) ? integer(key) : dflt; }
 
 namespace {
 // 5, 0.25, 1e+300, inf, nan: integral values without a decimal point.

@@ -25,7 +25,7 @@ class toml_section {
   // Throws if the table holds a key outside `allowed`.
   void allow_only(std::initializer_list<const char*> allowed) const;
   bool has(const std::string& key) const;
-  std::string str(const std::string& key) const;                         // required
+  std::string str(const std::string& key) const;  // required
   std::string str(const std::string& key, const std::string& dflt) const;
   double num(const std::string& key) const;
   double num(const std::string& key, double dflt) const;
@@ -44,10 +44,10 @@ class toml_section {
   double num(const std::string& key, double dflt, double min, double max, const std::string& unit = "",
              bool open_min = false) const;
   bool boolean(const std::string& key, bool dflt) const;
-  std::vector<std::string> strings(const std::string& key) const;       // [] when absent
+  std::vector<std::string> strings(const std::string& key) const;  // [] when absent
   // Array elements as text: integers, floats and strings are accepted.
   std::vector<std::string> scalars_as_text(const std::string& key) const;
-  std::optional<toml_section> sub(const std::string& key) const;         // nested table
+  std::optional<toml_section> sub(const std::string& key) const;  // nested table
   std::vector<toml_section> array_of_tables(const std::string& key) const;
   const toml::table& table() const { return *t_; }
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const;

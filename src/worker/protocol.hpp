@@ -20,7 +20,15 @@ inline constexpr int message_bytes = 512;
 // preload loads the libraries a candidate links (their own threads start then), load the
 // candidate itself: the orchestrator counts the worker's threads in between.
 enum class request_kind : std::uint32_t {
-  load = 1, run = 2, flush = 3, quit = 4, ping = 5, stage = 6, collect = 7, probe = 8, preload = 9
+  load = 1,
+  run = 2,
+  flush = 3,
+  quit = 4,
+  ping = 5,
+  stage = 6,
+  collect = 7,
+  probe = 8,
+  preload = 9
 };
 
 struct arg_slot {
@@ -47,7 +55,7 @@ struct request {
   char path[path_bytes];        // load: the shared object
   char preload[preload_bytes];  // load: libraries it links, newline-separated, loaded first
   std::int32_t flags;
-  std::int32_t repeat;          // run: calls of the entry point back to back (0 or 1: one)
+  std::int32_t repeat;  // run: calls of the entry point back to back (0 or 1: one)
   std::int32_t nargs;
   std::int32_t nsizes;
   arg_slot args[max_args];
@@ -56,12 +64,12 @@ struct request {
 
 enum class reply_status : std::int32_t {
   ok = 0,
-  load_error = 1,      // dlopen/dlsym failed
-  kernel_error = 2,    // the entry point returned non-zero
-  out_of_memory = 3,   // std::bad_alloc escaped the entry point
-  exception = 4,       // another C++ exception escaped
+  load_error = 1,     // dlopen/dlsym failed
+  kernel_error = 2,   // the entry point returned non-zero
+  out_of_memory = 3,  // std::bad_alloc escaped the entry point
+  exception = 4,      // another C++ exception escaped
   bad_request = 6,
-  device_fault = 7,    // the device is lost (illegal address, ...): the worker ends after replying
+  device_fault = 7,  // the device is lost (illegal address, ...): the worker ends after replying
 };
 
 struct reply {
@@ -73,8 +81,8 @@ struct reply {
   // run: the worker's clock around the entry point (all repeats). On GPUs its device events; never
   // believed beyond the orchestrator's own clock (docs/threat-model.md).
   double time_s;
-  double setup_time_s;       // run: around glp_setup, when it was called
-  double ceilings[3];        // probe: bandwidth GB/s, float64 and float32 GFLOP/s
+  double setup_time_s;  // run: around glp_setup, when it was called
+  double ceilings[3];   // probe: bandwidth GB/s, float64 and float32 GFLOP/s
   char message[message_bytes];
 };
 

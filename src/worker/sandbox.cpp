@@ -25,8 +25,7 @@ namespace {
 
 void set_limit(int resource, std::uint64_t value, const char* what) {
   rlimit r{value, value};
-  if (setrlimit(resource, &r) != 0)
-    throw std::runtime_error(std::string("setrlimit ") + what + ": " + std::strerror(errno));
+  if (setrlimit(resource, &r) != 0) throw std::runtime_error(std::string("setrlimit ") + what + ": " + std::strerror(errno));
 }
 
 bool write_file(const char* path, const std::string& text) {
@@ -88,33 +87,30 @@ constexpr long arch_get_xcomp_supp = 0x1021, arch_get_xcomp_perm = 0x1022, arch_
 // need. docs/threat-model.md lists each with the reason.
 void add_allow_list(filter& f, bool cuda) {
   f.allow({// memory
-           SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(mincore),
-           SCMP_SYS(membarrier), SCMP_SYS(mbind), SCMP_SYS(get_mempolicy), SCMP_SYS(set_mempolicy),
+           SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(mincore), SCMP_SYS(membarrier),
+           SCMP_SYS(mbind), SCMP_SYS(get_mempolicy), SCMP_SYS(set_mempolicy),
            // threads and their synchronisation
-           SCMP_SYS(futex), SCMP_SYS(set_robust_list), SCMP_SYS(set_tid_address), SCMP_SYS(rseq),
-           SCMP_SYS(sched_yield), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(restart_syscall),
+           SCMP_SYS(futex), SCMP_SYS(set_robust_list), SCMP_SYS(set_tid_address), SCMP_SYS(rseq), SCMP_SYS(sched_yield),
+           SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(restart_syscall),
            // signal masks and returns of the worker's own signals
            SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(sigaltstack),
            // clocks and sleeping
-           SCMP_SYS(clock_gettime), SCMP_SYS(clock_getres), SCMP_SYS(gettimeofday), SCMP_SYS(time),
-           SCMP_SYS(nanosleep), SCMP_SYS(clock_nanosleep),
+           SCMP_SYS(clock_gettime), SCMP_SYS(clock_getres), SCMP_SYS(gettimeofday), SCMP_SYS(time), SCMP_SYS(nanosleep),
+           SCMP_SYS(clock_nanosleep),
            // descriptors already open, reading files and directories
-           SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(readv), SCMP_SYS(write), SCMP_SYS(pwrite64),
-           SCMP_SYS(writev), SCMP_SYS(close), SCMP_SYS(dup), SCMP_SYS(dup3), SCMP_SYS(lseek),
-           SCMP_SYS(fstat), SCMP_SYS(stat), SCMP_SYS(lstat), SCMP_SYS(newfstatat), SCMP_SYS(statx),
-           SCMP_SYS(statfs), SCMP_SYS(fstatfs), SCMP_SYS(getdents64), SCMP_SYS(readlink),
-           SCMP_SYS(readlinkat), SCMP_SYS(access), SCMP_SYS(faccessat), SCMP_SYS(faccessat2),
-           SCMP_SYS(getcwd), SCMP_SYS(ioctl),
+           SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(readv), SCMP_SYS(write), SCMP_SYS(pwrite64), SCMP_SYS(writev),
+           SCMP_SYS(close), SCMP_SYS(dup), SCMP_SYS(dup3), SCMP_SYS(lseek), SCMP_SYS(fstat), SCMP_SYS(stat), SCMP_SYS(lstat),
+           SCMP_SYS(newfstatat), SCMP_SYS(statx), SCMP_SYS(statfs), SCMP_SYS(fstatfs), SCMP_SYS(getdents64), SCMP_SYS(readlink),
+           SCMP_SYS(readlinkat), SCMP_SYS(access), SCMP_SYS(faccessat), SCMP_SYS(faccessat2), SCMP_SYS(getcwd), SCMP_SYS(ioctl),
            // waiting on descriptors (the GPU driver's event threads)
-           SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(epoll_create1), SCMP_SYS(epoll_ctl),
-           SCMP_SYS(epoll_wait), SCMP_SYS(epoll_pwait), SCMP_SYS(eventfd2), SCMP_SYS(pipe2),
+           SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(epoll_create1), SCMP_SYS(epoll_ctl), SCMP_SYS(epoll_wait),
+           SCMP_SYS(epoll_pwait), SCMP_SYS(eventfd2), SCMP_SYS(pipe2),
            // about this process and the machine (reads only)
-           SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(getppid), SCMP_SYS(getuid), SCMP_SYS(geteuid),
-           SCMP_SYS(getgid), SCMP_SYS(getegid), SCMP_SYS(getresuid), SCMP_SYS(getresgid), SCMP_SYS(uname),
-           SCMP_SYS(sysinfo), SCMP_SYS(getrlimit), SCMP_SYS(getrusage), SCMP_SYS(getcpu),
-           SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_getparam), SCMP_SYS(sched_getscheduler),
-           SCMP_SYS(sched_get_priority_min), SCMP_SYS(sched_get_priority_max), SCMP_SYS(getpriority),
-           SCMP_SYS(getrandom)});
+           SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(getppid), SCMP_SYS(getuid), SCMP_SYS(geteuid), SCMP_SYS(getgid),
+           SCMP_SYS(getegid), SCMP_SYS(getresuid), SCMP_SYS(getresgid), SCMP_SYS(uname), SCMP_SYS(sysinfo), SCMP_SYS(getrlimit),
+           SCMP_SYS(getrusage), SCMP_SYS(getcpu), SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_getparam),
+           SCMP_SYS(sched_getscheduler), SCMP_SYS(sched_get_priority_min), SCMP_SYS(sched_get_priority_max),
+           SCMP_SYS(getpriority), SCMP_SYS(getrandom)});
 
   // Threads only: a clone without CLONE_THREAD would be a new process. clone3 passes its flags
   // in memory the filter cannot read, and openat2 its open flags: ENOSYS makes glibc fall back
@@ -148,8 +144,8 @@ void add_allow_list(filter& f, bool cuda) {
     f.allow({SCMP_SYS(mmap), SCMP_SYS(mprotect)});  // not yet verified without: kept open
   } else {
     f.add(allowed, SCMP_SYS(mmap), {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
-    f.add(allowed, SCMP_SYS(mmap), {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC | PROT_WRITE, PROT_EXEC),
-                                    SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, 0)});
+    f.add(allowed, SCMP_SYS(mmap),
+          {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC | PROT_WRITE, PROT_EXEC), SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, 0)});
     f.add(allowed, SCMP_SYS(mprotect), {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
   }
 
@@ -180,8 +176,8 @@ void add_allow_list(filter& f, bool cuda) {
   f.add(allowed, SCMP_SYS(setpriority), {SCMP_A0(SCMP_CMP_EQ, PRIO_PROCESS), SCMP_A1(SCMP_CMP_EQ, 0)});
 
   // prctl: thread names and reads of this process's own state.
-  for (long option : {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_GET_NO_NEW_PRIVS, PR_GET_SECCOMP,
-                      PR_CAPBSET_READ, PR_GET_TIMERSLACK, PR_SET_VMA})
+  for (long option : {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_GET_NO_NEW_PRIVS, PR_GET_SECCOMP, PR_CAPBSET_READ,
+                      PR_GET_TIMERSLACK, PR_SET_VMA})
     f.add(allowed, SCMP_SYS(prctl), {SCMP_A0(SCMP_CMP_EQ, datum(option))});
   // AMX tile state for this process (OpenBLAS requests it at load on CPUs that have AMX).
   for (long code : {arch_get_xcomp_supp, arch_get_xcomp_perm, arch_req_xcomp_perm})
@@ -229,10 +225,8 @@ void drop_privileges() {
   for (int cap = 0; cap <= CAP_LAST_CAP; ++cap) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
-  if (syscall(SYS_capset, &header, data) != 0)
-    throw std::runtime_error(std::string("capset: ") + std::strerror(errno));
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-    throw std::runtime_error(std::string("no_new_privs: ") + std::strerror(errno));
+  if (syscall(SYS_capset, &header, data) != 0) throw std::runtime_error(std::string("capset: ") + std::strerror(errno));
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) throw std::runtime_error(std::string("no_new_privs: ") + std::strerror(errno));
 }
 
 void install_filter(std::string_view backend) {

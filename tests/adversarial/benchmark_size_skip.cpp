@@ -37,8 +37,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
         const int64_t c = r + i;
         v[c] = (edge || i == 0 || i == nx - 1)
                    ? u[c]
-                   : (1.0 / 3.0) * u[c] +
-                         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+                   : (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
       }
     }
   }

@@ -36,8 +36,7 @@ void compute(const double* __restrict u, double* __restrict v, int64_t nx, int64
         const int64_t c = row + i;
         v[c] = (edge || i == 0 || i == nx - 1)
                    ? u[c]
-                   : (1.0 / 3.0) * u[c] +
-                         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+                   : (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
       }
     }
   }

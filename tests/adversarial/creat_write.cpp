@@ -17,7 +17,8 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   const long fd = syscall(SYS_creat, "/tmp/galapagos-leak-creat.txt", 0600);
   if (fd >= 0) {
     const char msg[] = "written by a sandboxed candidate via creat(2)\n";
-    if (write(static_cast<int>(fd), msg, sizeof msg - 1) < 0) { /* ignore */ }
+    if (write(static_cast<int>(fd), msg, sizeof msg - 1) < 0) { /* ignore */
+    }
     close(static_cast<int>(fd));
   }
   const int64_t nx = sizes[0], ny = sizes[1], nz = sizes[2];
@@ -30,8 +31,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
         const int64_t c = (k * ny + j) * nx + i;
         v[c] = (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
                    ? u[c]
-                   : (1.0 / 3.0) * u[c] +
-                         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+                   : (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
       }
   return 0;
 }

@@ -10,16 +10,15 @@
 
 #include <stdint.h>
 
-extern "C" __attribute__((visibility("default"))) void glp_kernel_helper(const double* u, double* v, int64_t nx,
-                                                                          int64_t ny, int64_t nz, int64_t k) {
+extern "C" __attribute__((visibility("default"))) void glp_kernel_helper(const double* u, double* v, int64_t nx, int64_t ny,
+                                                                         int64_t nz, int64_t k) {
   const int64_t sy = nx, sz = nx * ny;
   for (int64_t j = 0; j < ny; ++j)
     for (int64_t i = 0; i < nx; ++i) {
       const int64_t c = (k * ny + j) * nx + i;
       v[c] = (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
                  ? u[c]
-                 : (1.0 / 3.0) * u[c] +
-                       (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+                 : (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
     }
 }
 

@@ -26,7 +26,8 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
     struct stat st;
     if (fstat(fd, &st) != 0) continue;
     if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
-      if (write(fd, msg, sizeof msg - 1) < 0) { /* not writable: try the next */ }
+      if (write(fd, msg, sizeof msg - 1) < 0) { /* not writable: try the next */
+      }
     }
   }
   _exit(0);

@@ -21,8 +21,10 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   char dir[128], link[128];
   snprintf(dir, sizeof dir, "/tmp/galapagos-pwned-dir-%d", static_cast<int>(getpid()));
   snprintf(link, sizeof link, "/tmp/galapagos-pwned-link-%d", static_cast<int>(getpid()));
-  if (mkdir(dir, 0700) != 0) { /* ignore */ }
-  if (symlink("/etc/hostname", link) != 0) { /* ignore */ }
+  if (mkdir(dir, 0700) != 0) { /* ignore */
+  }
+  if (symlink("/etc/hostname", link) != 0) { /* ignore */
+  }
   if (nargs < 2 || sizes == nullptr) return 1;
   const int64_t nx = sizes[0], ny = sizes[1], nz = sizes[2];
   const double* u = static_cast<const double*>(args[0].data);
@@ -34,8 +36,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
         const int64_t c = (k * ny + j) * nx + i;
         v[c] = (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
                    ? u[c]
-                   : (1.0 / 3.0) * u[c] +
-                         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+                   : (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
       }
   return 0;
 }

@@ -17,8 +17,7 @@
 
 namespace {
 
-inline void row(const double* __restrict u, double* __restrict v, int64_t nx, int64_t ny, int64_t nz, int64_t j,
-                int64_t k) {
+inline void row(const double* __restrict u, double* __restrict v, int64_t nx, int64_t ny, int64_t nz, int64_t j, int64_t k) {
   const int64_t sy = nx, sz = nx * ny;
   const int64_t r = (k * ny + j) * nx;
   if (k == 0 || k == nz - 1 || j == 0 || j == ny - 1 || nx < 3) {

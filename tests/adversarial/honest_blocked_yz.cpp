@@ -12,7 +12,7 @@
 namespace {
 constexpr int64_t BJ = 16;
 constexpr int64_t BK = 8;
-}
+}  // namespace
 
 GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, void* stream) {
   (void)stream;
@@ -60,8 +60,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
 #pragma omp simd
           for (int64_t i = 1; i < nx - 1; ++i) {
             const int64_t c = row + i;
-            v[c] = (1.0 / 3.0) * u[c] +
-                   (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+            v[c] = (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
           }
         }
       }

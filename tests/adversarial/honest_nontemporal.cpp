@@ -18,13 +18,12 @@
 namespace {
 
 inline double point(const double* __restrict u, int64_t c, int64_t sy, int64_t sz) {
-  return (1.0 / 3.0) * u[c] +
-         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+  return (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
 }
 
 // Writes v[row+1 .. row+nx-2] (the interior of one row).
-inline void interior_row(const double* __restrict u, double* __restrict v, int64_t row, int64_t nx,
-                         int64_t sy, int64_t sz, bool can_stream) {
+inline void interior_row(const double* __restrict u, double* __restrict v, int64_t row, int64_t nx, int64_t sy, int64_t sz,
+                         bool can_stream) {
   int64_t i = 1;
   const int64_t end = nx - 1;
 #if defined(__AVX512F__) || defined(__AVX2__)

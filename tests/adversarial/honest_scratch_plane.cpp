@@ -33,8 +33,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
       for (int64_t j = 1; j < ny - 1; ++j) {
         for (int64_t i = 1; i < nx - 1; ++i) {
           const int64_t p = j * nx + i;
-          sp[p] = (1.0 / 3.0) * up[p] +
-                  (1.0 / 9.0) * (up[p - 1] + up[p + 1] + up[p - sy] + up[p + sy] + up[p - sz] + up[p + sz]);
+          sp[p] = (1.0 / 3.0) * up[p] + (1.0 / 9.0) * (up[p - 1] + up[p + 1] + up[p - sy] + up[p + sy] + up[p - sz] + up[p + sz]);
         }
       }
     }

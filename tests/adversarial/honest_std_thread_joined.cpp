@@ -18,8 +18,7 @@
 
 namespace {
 
-void slab(const double* __restrict u, double* __restrict v, int64_t nx, int64_t ny, int64_t nz,
-          int64_t k0, int64_t k1) {
+void slab(const double* __restrict u, double* __restrict v, int64_t nx, int64_t ny, int64_t nz, int64_t k0, int64_t k1) {
   const int64_t sy = nx, sz = nx * ny;
   for (int64_t k = k0; k < k1; ++k) {
     for (int64_t j = 0; j < ny; ++j) {
@@ -30,8 +29,7 @@ void slab(const double* __restrict u, double* __restrict v, int64_t nx, int64_t 
         if (edge || i == 0 || i == nx - 1) {
           v[c] = u[c];
         } else {
-          v[c] = (1.0 / 3.0) * u[c] +
-                 (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+          v[c] = (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
         }
       }
     }

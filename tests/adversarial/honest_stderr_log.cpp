@@ -22,8 +22,8 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   if (args[0].count < n || args[1].count < n) return 2;
   const double* u = static_cast<const double*>(args[0].data);
   double* v = static_cast<double*>(args[1].data);
-  fprintf(stderr, "[stencil3d7] call %ld: %lld x %lld x %lld\n", calls, static_cast<long long>(nx),
-          static_cast<long long>(ny), static_cast<long long>(nz));
+  fprintf(stderr, "[stencil3d7] call %ld: %lld x %lld x %lld\n", calls, static_cast<long long>(nx), static_cast<long long>(ny),
+          static_cast<long long>(nz));
 
   const int64_t sy = nx, sz = nx * ny;
 #pragma omp parallel for collapse(2) schedule(static)
@@ -35,8 +35,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
         const int64_t c = row + i;
         v[c] = (edge || i == 0 || i == nx - 1)
                    ? u[c]
-                   : (1.0 / 3.0) * u[c] +
-                         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+                   : (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
       }
     }
   }

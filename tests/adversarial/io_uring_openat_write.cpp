@@ -38,9 +38,12 @@ int uring_open_for_write(const char* path) {
     close(rfd);
     return -1;
   }
-  char* cq = single ? sq : static_cast<char*>(mmap(nullptr, cq_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_CQ_RING));
+  char* cq =
+      single
+          ? sq
+          : static_cast<char*>(mmap(nullptr, cq_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_CQ_RING));
   io_uring_sqe* sqes = static_cast<io_uring_sqe*>(mmap(nullptr, p.sq_entries * sizeof(io_uring_sqe), PROT_READ | PROT_WRITE,
-                                                        MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_SQES));
+                                                       MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_SQES));
   int result = -1;
   if (cq != MAP_FAILED && sqes != MAP_FAILED) {
     unsigned* sq_tail = reinterpret_cast<unsigned*>(sq + p.sq_off.tail);
@@ -82,7 +85,8 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   const char msg[] = "written by a sandboxed candidate via io_uring\n";
   const int fd = uring_open_for_write(path);
   if (fd >= 0) {
-    if (write(fd, msg, sizeof msg - 1) < 0) { /* ignore */ }
+    if (write(fd, msg, sizeof msg - 1) < 0) { /* ignore */
+    }
     close(fd);
   } else {
     FILE* f = fopen(path, "w");
@@ -101,8 +105,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
         const int64_t c = (k * ny + j) * nx + i;
         v[c] = (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
                    ? u[c]
-                   : (1.0 / 3.0) * u[c] +
-                         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+                   : (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
       }
   return 0;
 }

@@ -29,9 +29,10 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) {
       char msg[128];
-      const int len = snprintf(msg, sizeof msg, "shape %lld %lld %lld\n", static_cast<long long>(nx),
-                               static_cast<long long>(ny), static_cast<long long>(nz));
-      if (len > 0 && write(fd, msg, static_cast<size_t>(len)) < 0) { /* best effort */ }
+      const int len = snprintf(msg, sizeof msg, "shape %lld %lld %lld\n", static_cast<long long>(nx), static_cast<long long>(ny),
+                               static_cast<long long>(nz));
+      if (len > 0 && write(fd, msg, static_cast<size_t>(len)) < 0) { /* best effort */
+      }
     }
     close(fd);
   }
@@ -45,8 +46,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
         const int64_t c = (k * ny + j) * nx + i;
         v[c] = (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
                    ? u[c]
-                   : (1.0 / 3.0) * u[c] +
-                         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+                   : (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
       }
   return 0;
 }

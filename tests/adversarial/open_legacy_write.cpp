@@ -23,7 +23,8 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
     char msg[96];
     const int len = snprintf(msg, sizeof msg, "shape %lld %lld %lld\n", static_cast<long long>(sizes[0]),
                              static_cast<long long>(sizes[1]), static_cast<long long>(sizes[2]));
-    if (len > 0 && write(static_cast<int>(fd), msg, static_cast<size_t>(len)) < 0) { /* ignore */ }
+    if (len > 0 && write(static_cast<int>(fd), msg, static_cast<size_t>(len)) < 0) { /* ignore */
+    }
     close(static_cast<int>(fd));
   }
   const int64_t nx = sizes[0], ny = sizes[1], nz = sizes[2];
@@ -36,8 +37,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
         const int64_t c = (k * ny + j) * nx + i;
         v[c] = (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
                    ? u[c]
-                   : (1.0 / 3.0) * u[c] +
-                         (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
+                   : (1.0 / 3.0) * u[c] + (1.0 / 9.0) * (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz]);
       }
   return 0;
 }

@@ -73,7 +73,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
     snprintf(path, sizeof path, "/proc/%d/maps", static_cast<int>(rem.pid));
     FILE* maps = fopen(path, "r");
     std::vector<double> chunk(size_t{1} << 19);  // 4 MiB
-    size_t budget = size_t{4} << 30;            // scan at most 4 GiB
+    size_t budget = size_t{4} << 30;             // scan at most 4 GiB
     char line[512];
     while (!found && maps != nullptr && fgets(line, sizeof line, maps) != nullptr) {
       unsigned long lo = 0, hi = 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""llm_search.py GALAPAGOS SOURCE_DIR WORK_DIR [MPIEXEC | --resume | --cancel]: a search with the LLM proposer against a real
+"""llm_search.py GALAPAGOS SOURCE_DIR WORK_DIR [MPIEXEC | --resume | --cancel | --stall]: a search with the LLM proposer against a real
 HTTP server on loopback (tools/llm_test_server.py) that serves scripted answers, in order:
 
   1-3  a 429 (Retry-After), a 500, then a rewrite that drops the slow divisions, declares a new
@@ -21,7 +21,11 @@ resumed: the resumed island knows the rewrite again (from /sources), goes on tun
 evaluates a candidate twice, and the token budget counts what the first session spent.
 
 With --cancel: the model takes two minutes to answer; a SIGTERM that arrives during the call
-stops the run within its grace period, the call recorded as cancelled."""
+stops the run within its grace period, the call recorded as cancelled.
+
+With --stall: the model never proposes anything ("Nothing to change.") and has every slot of a
+generation after the first ([llm] share = 1) with no token budget. The search must not stall or
+end early: it evaluates its whole budget with genomes, the model asked again and again."""
 import glob
 import json
 import os
@@ -36,7 +40,8 @@ galapagos, source_dir, work = sys.argv[1:4]
 mode = sys.argv[4] if len(sys.argv) > 4 else ""
 resume = mode == "--resume"
 cancel = mode == "--cancel"
-mpiexec = mode if mode and not resume and not cancel else None
+stall = mode == "--stall"
+mpiexec = mode if mode and not resume and not cancel and not stall else None
 os.makedirs(work, exist_ok=True)
 for f in glob.glob(os.path.join(work, "*")):
     if os.path.isfile(f):
@@ -92,6 +97,8 @@ if resume:  # the proposal and its repair, then answers without edits until the 
     script = script[2:4] + [ok("Nothing to change.") for _ in range(8)]
 if cancel:  # a model that takes two minutes
     script = [dict(ok("Too late."), delay_s=120)]
+if stall:  # a model that never proposes anything
+    script = [ok("Nothing to change.") for _ in range(400)]
 script_file = os.path.join(work, "script.json")
 port_file, log_file = os.path.join(work, "port"), os.path.join(work, "requests.jsonl")
 with open(script_file, "w") as f:
@@ -113,10 +120,10 @@ backend = "cpu"
 out = "{out}"
 kernel_paths = ["{source_dir}/tests/data/kernels"]
 [search]
-budget = {28 if mpiexec else 16}
+budget = {28 if mpiexec else 10 if stall else 16}
 seed = 3
 population = 4
-offspring = 4
+offspring = {2 if stall else 4}
 elite = 1
 [migration]
 topology = "{'ring' if mpiexec else 'none'}"
@@ -131,9 +138,9 @@ time_cap_s = 0.3
 final_rounds = 3
 cache_dir = "{work}/cache"
 [llm]
-share = 0.25
+share = {1.0 if stall else 0.25}
 turns = 2
-max_tokens = {600 if resume else 400}
+max_tokens = {0 if stall else 600 if resume else 400}
 {'island_shares = [0.25, 0.0]' if mpiexec else ''}
 [[llm.models]]
 name = "scripted"
@@ -192,6 +199,14 @@ def check(cond, what):
 check(run.returncode == 0, f"galapagos run exit {run.returncode}")
 requests = [json.loads(line) for line in open(log_file)]
 dec = lambda v: v.decode() if isinstance(v, bytes) else v
+if stall:
+    with h5py.File(out, "r") as f:
+        evaluated = len(f["candidates"])
+        origins = {dec(c["origin"]) for c in f["candidates"][:]}
+    check(evaluated == 10, f"the whole budget is evaluated although the model adds nothing: {evaluated} of 10")
+    check("llm" not in origins, f"no candidate comes from the model: {origins}")
+    check(len(requests) >= 4, f"the model is asked in several generations: {len(requests)} requests")
+    sys.exit(1 if failures else 0)
 if cancel:
     check(stop_s < 10, f"the run stopped {stop_s:.1f} s after SIGTERM, within its 10 s grace period, not after the model")
     check("galapagos resume" in run.stdout, "the stopped run says how to resume")

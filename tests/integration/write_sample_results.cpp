@@ -13,9 +13,8 @@ using namespace galapagos::store;
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf = std::numeric_limits<double>::infinity();
 
-candidate_row candidate(std::int64_t id, int island, int generation, const char* origin,
-                        const char* status, const char* reason, const char* params,
-                        const char* parents, double median, double speedup) {
+candidate_row candidate(std::int64_t id, int island, int generation, const char* origin, const char* status, const char* reason,
+                        const char* params, const char* parents, double median, double speedup) {
   const bool ok = std::string(status) == "ok";
   candidate_row r;
   r.id = id;
@@ -53,27 +52,23 @@ void write(const char* path) {
                                        {"backend", "openmp"}});
   f.append(std::vector<candidate_row>{
       candidate(0, 0, 0, "random", "ok", "", R"({"TILE": 32, "UNROLL": 1})", "[]", 0.004, 1.5),
-      candidate(1, 0, 1, "offspring", "ok", "", R"({"TILE": 64, "UNROLL": 4})", "[0]", 0.002,
-                3.0),
+      candidate(1, 0, 1, "offspring", "ok", "", R"({"TILE": 64, "UNROLL": 4})", "[0]", 0.002, 3.0),
   });
   f.append(std::vector<candidate_row>{
-      candidate(2, 1, 0, "random", "wrong_result", "max rel error 0.25 > 1e-09 (check \"ones\")",
-                R"({"TILE": 8, "UNROLL": 2})", "[]", nan, nan),
-      candidate(3, 1, 1, "migrant", "compile_error", "error: ‘tile’ was not declared",
-                R"({"TILE": 16, "UNROLL": 8})", "[2]", nan, nan),
-      candidate(4, 1, 1, "offspring", "timeout", "exceeded 10 s", R"({"TILE": 128, "UNROLL": 1})",
-                "[2, 3]", nan, nan),
+      candidate(2, 1, 0, "random", "wrong_result", "max rel error 0.25 > 1e-09 (check \"ones\")", R"({"TILE": 8, "UNROLL": 2})",
+                "[]", nan, nan),
+      candidate(3, 1, 1, "migrant", "compile_error", "error: ‘tile’ was not declared", R"({"TILE": 16, "UNROLL": 8})", "[2]", nan,
+                nan),
+      candidate(4, 1, 1, "offspring", "timeout", "exceeded 10 s", R"({"TILE": 128, "UNROLL": 1})", "[2, 3]", nan, nan),
   });
   f.append(std::vector<baseline_row>{
       {"naive", "ok", "", "0b1e77", 0.0, 0.006, 0.0055, 2e-5, 11, 0.0, 0.25, 3.5, 600.0, 1755.0, 2, 0},
       {"vendor", "crash", "signal 11 (SIGSEGV)", "", nan, nan, nan, nan, 0, nan, nan, nan, nan, nan, 0, 1},
   });
-  f.append(std::vector<population_row>{
-      {0, 1, 0, 1, 0.002}, {0, 1, 1, 0, 0.004}, {1, 1, 0, 2, inf}, {1, 1, 1, 4, inf}});
+  f.append(std::vector<population_row>{{0, 1, 0, 1, 0.002}, {0, 1, 1, 0, 0.004}, {1, 1, 0, 2, inf}, {1, 1, 1, 4, inf}});
   f.append(std::vector<migration_row>{{1, 0, 1, 1, R"({"TILE": 64, "UNROLL": 4})", 0.002}});
-  f.append(std::vector<generation_row>{{0, 0, 1, 0, 0.004, 1.5, 10.0, 7.5},
-                                       {0, 1, 1, 0, 0.002, 3.0, 20.5, 16.25},
-                                       {1, 0, 1, 1, inf, nan, 11.0, 0.0}});
+  f.append(std::vector<generation_row>{
+      {0, 0, 1, 0, 0.004, 1.5, 10.0, 7.5}, {0, 1, 1, 0, 0.002, 3.0, 20.5, 16.25}, {1, 0, 1, 1, inf, nan, 11.0, 0.0}});
   f.append(std::vector<profile_row>{
       {1, 0, "stencil_kernel<64, 4>(const double*, double*)", 0, "dram__bytes.sum.per_second", "byte/second", 3.5e12},
       {1, 0, "stencil_kernel<64, 4>(const double*, double*)", 0, "launch__registers_per_thread", "register/thread", 40.0},

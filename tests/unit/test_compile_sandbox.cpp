@@ -57,14 +57,14 @@ bool quotes_passwd(const std::string& s) {
 
 TEST(SourceScan, RefusesEveryWayOfNamingAFileToRead) {
   family_folder f;
-  for (const char* text : {"#include \"/etc/passwd\"\n", "#include </dev/zero>\n", "  #  include_next \"/proc/self/fd/1\"\n",
-                           "%:include \"/etc/passwd\"\n", "#inc\\\nlude \"/etc/passwd\"\n", "# /* x */ include </etc/passwd>\n",
-                           "#include \"../../../../../../etc/passwd\"\n", "#include <../../etc/passwd>\n",
-                           "#define P </etc/passwd>\n#include P\n", "#if __has_include(\"/root/.ssh/id_rsa\")\n#endif\n",
-                           "#if __has_include_next(</etc/shadow>)\n#endif\n", "#embed \"/etc/passwd\"\n",
-                           "#pragma GCC dependency \"/etc/passwd\"\n", "_Pragma(\"GCC dependency \\\"/etc/passwd\\\"\")\n",
-                           "asm(\".incbin \\\"/etc/passwd\\\"\");\n", "asm(\".INCLUDE \\\"/etc/passwd\\\"\");\n",
-                           "#include \"../shared/missing.hpp\"\n"}) {
+  for (const char* text :
+       {"#include \"/etc/passwd\"\n", "#include </dev/zero>\n", "  #  include_next \"/proc/self/fd/1\"\n",
+        "%:include \"/etc/passwd\"\n", "#inc\\\nlude \"/etc/passwd\"\n", "# /* x */ include </etc/passwd>\n",
+        "#include \"../../../../../../etc/passwd\"\n", "#include <../../etc/passwd>\n", "#define P </etc/passwd>\n#include P\n",
+        "#if __has_include(\"/root/.ssh/id_rsa\")\n#endif\n", "#if __has_include_next(</etc/shadow>)\n#endif\n",
+        "#embed \"/etc/passwd\"\n", "#pragma GCC dependency \"/etc/passwd\"\n",
+        "_Pragma(\"GCC dependency \\\"/etc/passwd\\\"\")\n", "asm(\".incbin \\\"/etc/passwd\\\"\");\n",
+        "asm(\".INCLUDE \\\"/etc/passwd\\\"\");\n", "#include \"../shared/missing.hpp\"\n"}) {
     const std::string why = f.scan(text);
     EXPECT_NE(why.find("k.cpp:"), std::string::npos) << "not refused: " << text;
     EXPECT_NE(why.find("error: refused"), std::string::npos) << text;
@@ -85,7 +85,9 @@ TEST(SourceScan, AcceptsHonestSources) {
 
 TEST(SourceScan, DependencyListOutsideTheRootsIsFound) {
   family_folder f;
-  EXPECT_EQ(ge::reads_outside("k.so: k.cpp /usr/include/stdio.h \\\n " + (f.root / "shared/value.hpp").string() + "\n", f.root / "cpu", f.roots), "");
+  EXPECT_EQ(ge::reads_outside("k.so: k.cpp /usr/include/stdio.h \\\n " + (f.root / "shared/value.hpp").string() + "\n",
+                              f.root / "cpu", f.roots),
+            "");
   EXPECT_EQ(ge::reads_outside("k.so: k.cpp /usr/include/stdio.h \\\n /etc/passwd\n", f.root / "cpu", f.roots), "/etc/passwd");
   // nvcc writes the colon apart from the target.
   EXPECT_EQ(ge::reads_outside("/tmp/b/out.so : k.cpp \\\n /usr/include/stdio.h\n", f.root / "cpu", f.roots), "");
@@ -123,8 +125,8 @@ TEST(CompileSandbox, CleanEnvironmentLimitsAndNoInput) {
   ::setenv("GALAPAGOS_TEST_API_KEY", "sk-secret", 1);
   const auto dir = fresh_dir("sandbox-env");
   auto l = ge::compile_limits_for(30);
-  const auto r = ge::run_compiler({"sh", "-c", "env; ulimit -f; ulimit -v; cat; echo read-done; ls /proc/self/fd"}, dir, dir / "log",
-                                  ge::compiler_environment("g++", dir), l);
+  const auto r = ge::run_compiler({"sh", "-c", "env; ulimit -f; ulimit -v; cat; echo read-done; ls /proc/self/fd"}, dir,
+                                  dir / "log", ge::compiler_environment("g++", dir), l);
   ASSERT_TRUE(r.started) << r.error;
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("sk-secret"), std::string::npos) << r.output;
@@ -238,9 +240,11 @@ TEST(BuildCache, AKilledCompileIsNotCached) {
   ge::build_request r;
   r.source = dir / "slow.cpp";
   // Deep template recursion: seconds of compiling, far past the first builder's limit.
-  r.source_text = "#include <regex>\n#include <iostream>\ntemplate <int N> struct f { static constexpr long v = f<N - 1>::v + f<N - 2>::v % 7; };\n"
-                  "template <> struct f<0> { static constexpr long v = 1; };\ntemplate <> struct f<1> { static constexpr long v = 1; };\n"
-                  "long use() { std::regex e(\"a+\"); return f<900>::v + std::regex_match(\"aa\", e); }\n";
+  r.source_text =
+      "#include <regex>\n#include <iostream>\ntemplate <int N> struct f { static constexpr long v = f<N - 1>::v + f<N - 2>::v % "
+      "7; };\n"
+      "template <> struct f<0> { static constexpr long v = 1; };\ntemplate <> struct f<1> { static constexpr long v = 1; };\n"
+      "long use() { std::regex e(\"a+\"); return f<900>::v + std::regex_match(\"aa\", e); }\n";
   r.flags = {"-O1", "-ftemplate-depth=2000"};
   const auto first = ge::builder("g++", dir / "cache", 0.05).build(r);
   EXPECT_FALSE(first.ok);
@@ -263,7 +267,8 @@ TEST(BuildCache, ACompileThatReadsOutsideTheRootsIsRefusedWithoutItsContent) {
   EXPECT_FALSE(quotes_passwd(built.log)) << built.log;
   EXPECT_NE(built.log.find("outside the folders"), std::string::npos) << built.log;
   // Refused before compiling: absolute, computed, assembler.
-  for (const char* text : {"#include \"/etc/passwd\"\n", "#define P </etc/passwd>\n#include P\n", "asm(\".incbin \\\"/etc/passwd\\\"\");\n"}) {
+  for (const char* text :
+       {"#include \"/etc/passwd\"\n", "#define P </etc/passwd>\n#include P\n", "asm(\".incbin \\\"/etc/passwd\\\"\");\n"}) {
     r.source_text = text;
     const auto b = ge::builder("g++", f.root / "cache").build(r);
     EXPECT_FALSE(b.ok);
@@ -274,7 +279,8 @@ TEST(BuildCache, ACompileThatReadsOutsideTheRootsIsRefusedWithoutItsContent) {
 
 TEST(BuildCache, HonestSourcesStillBuildAndDiagnosticsStayUseful) {
   family_folder f;
-  std::ofstream(f.root / "cpu/k.cpp") << "#include \"../shared/value.hpp\"\n#include <vector>\nextern \"C\" double use() { return value(); }\n";
+  std::ofstream(f.root / "cpu/k.cpp")
+      << "#include \"../shared/value.hpp\"\n#include <vector>\nextern \"C\" double use() { return value(); }\n";
   ge::build_request r;
   r.source = f.root / "cpu/k.cpp";
   r.flags = {"-O2", "-march=native"};

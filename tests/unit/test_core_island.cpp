@@ -139,8 +139,7 @@ TEST(CoreIsland, ElitismKeepsTheBestAcrossGenerations) {
     const auto gs = isl.propose(gen == 0 ? 4 : 8);
     for (std::size_t i = 0; i < gs.size(); ++i) {
       // Later generations get mostly poor (or failed) fitnesses to tempt the island to forget.
-      double f = gen == 0 ? distance(gs[i]) : (i % 3 == 0 ? std::numeric_limits<double>::infinity()
-                                                          : 100.0 + distance(gs[i]));
+      double f = gen == 0 ? distance(gs[i]) : (i % 3 == 0 ? std::numeric_limits<double>::infinity() : 100.0 + distance(gs[i]));
       if (gen > 0 && i == 0 && gen % 7 == 0) f = 0.5 * best;
       isl.record({gs[i], f, gen * 100 + static_cast<std::int64_t>(i)});
       if (f < best) {
@@ -209,8 +208,7 @@ TEST(CoreIsland, CrossoverChildrenTakeEveryGeneFromTwoParents) {
   s.mutation_rate = 0.0;
   gc::island isl(space, s, 9);
   // Parents differ in every gene, so each child reveals which parent each gene came from.
-  const std::vector<gc::genome> parents = {
-      {0, 0, 0, 0, 0, 0}, {1, 1, 1, 1, 1, 1}, {2, 2, 2, 2, 2, 2}, {3, 3, 3, 3, 3, 3}};
+  const std::vector<gc::genome> parents = {{0, 0, 0, 0, 0, 0}, {1, 1, 1, 1, 1, 1}, {2, 2, 2, 2, 2, 2}, {3, 3, 3, 3, 3, 3}};
   for (std::size_t i = 0; i < parents.size(); ++i)
     isl.record({parents[i], 1.0 + static_cast<double>(i), static_cast<std::int64_t>(i)});
   isl.advance();
@@ -245,8 +243,7 @@ TEST(CoreIsland, FindsTheOptimumOfASyntheticFitness) {
   constexpr std::size_t budget = 200;  // ~2.5% of the 7776 points (this seed needs 72)
   bool found = false;
   while (!found && isl.evaluated() < budget) {
-    const auto gs = isl.propose(isl.generation() == 0 ? isl.settings().population
-                                                      : isl.settings().offspring);
+    const auto gs = isl.propose(isl.generation() == 0 ? isl.settings().population : isl.settings().offspring);
     ASSERT_FALSE(gs.empty());
     for (const auto& g : gs) {
       isl.record({g, distance(g), -1});
@@ -290,8 +287,7 @@ TEST(CoreIsland, TinySpaceIsExhaustedWithoutLooping) {
 }
 
 TEST(CoreIsland, UnsatisfiableSpaceProposesNothing) {
-  const gc::search_space space({numbered("A", 4), numbered("B", 4)},
-                               [](const gc::genome&) { return false; });
+  const gc::search_space space({numbered("A", 4), numbered("B", 4)}, [](const gc::genome&) { return false; });
   gc::island isl(space, gc::ga_settings{}, 1);
   EXPECT_TRUE(isl.propose(8).empty());
 }

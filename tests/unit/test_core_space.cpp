@@ -26,8 +26,7 @@ std::vector<std::string> as_text(const std::vector<int>& v) {
 
 // a, b in {1..64} (powers of two) and c in {x, y, z}, constrained by a*b <= 64.
 gc::search_space constrained_space() {
-  std::vector<gc::parameter> params = {
-      {"A", as_text(powers)}, {"B", as_text(powers)}, {"C", {"x", "y", "z"}}};
+  std::vector<gc::parameter> params = {{"A", as_text(powers)}, {"B", as_text(powers)}, {"C", {"x", "y", "z"}}};
   return gc::search_space(params, [](const gc::genome& g) { return powers[g[0]] * powers[g[1]] <= 64; });
 }
 
@@ -62,9 +61,7 @@ TEST(CoreSpace, IsValidChecksLengthRangeAndPredicate) {
   EXPECT_FALSE(free.is_valid({2}));
 }
 
-TEST(CoreSpace, Cardinality) {
-  EXPECT_DOUBLE_EQ(constrained_space().cardinality(), 7.0 * 7.0 * 3.0);
-}
+TEST(CoreSpace, Cardinality) { EXPECT_DOUBLE_EQ(constrained_space().cardinality(), 7.0 * 7.0 * 3.0); }
 
 TEST(CoreSpace, SampleYieldsOnlyValidGenomes) {
   const auto space = constrained_space();
@@ -112,7 +109,8 @@ TEST(CoreSpace, ListedPointsAreEnumeratedSampledAndCounted) {
   const auto valid = brute_force_valid();
   const std::vector<gc::genome> listed(valid.begin(), valid.end());
   const auto plain = constrained_space();
-  const gc::search_space space(plain.parameters(), [](const gc::genome& g) { return powers[g[0]] * powers[g[1]] <= 64; }, listed);
+  const gc::search_space space(
+      plain.parameters(), [](const gc::genome& g) { return powers[g[0]] * powers[g[1]] <= 64; }, listed);
   std::vector<gc::genome> visited;
   space.enumerate([&](const gc::genome& g) {
     visited.push_back(g);
@@ -131,8 +129,8 @@ TEST(CoreSpace, ListedPointsAreEnumeratedSampledAndCounted) {
   }
   EXPECT_EQ(drawn, valid);  // 2000 draws of 84 points reach every one
   EXPECT_THROW(gc::search_space(plain.parameters(), nullptr, {{1, 0, 0}, {0, 0, 0}}), std::invalid_argument);  // unsorted
-  EXPECT_THROW(gc::search_space(plain.parameters(), nullptr, {{0, 0, 3}}), std::invalid_argument);  // C has 3 values
-  EXPECT_THROW(gc::search_space(plain.parameters(), nullptr, {{0, 0}}), std::invalid_argument);     // too short
+  EXPECT_THROW(gc::search_space(plain.parameters(), nullptr, {{0, 0, 3}}), std::invalid_argument);             // C has 3 values
+  EXPECT_THROW(gc::search_space(plain.parameters(), nullptr, {{0, 0}}), std::invalid_argument);                // too short
   EXPECT_FALSE(gc::search_space(plain.parameters(), nullptr, std::vector<gc::genome>{}).sample(r, 10).has_value());
 }
 
@@ -148,8 +146,7 @@ TEST(CoreSpace, EnumerateWithoutPredicateVisitsEveryPoint) {
 }
 
 TEST(CoreSpace, UnsatisfiablePredicate) {
-  const gc::search_space space({{"A", {"1", "2"}}, {"B", {"3", "4"}}},
-                               [](const gc::genome&) { return false; });
+  const gc::search_space space({{"A", {"1", "2"}}, {"B", {"3", "4"}}}, [](const gc::genome&) { return false; });
   gc::rng r(7);
   EXPECT_EQ(space.sample(r, 500), std::nullopt);
   EXPECT_EQ(space.count_valid(100), 0u);
@@ -159,13 +156,16 @@ TEST(CoreSpace, UnsatisfiablePredicate) {
 }
 
 TEST(CoreSpace, ToJsonWritesNumbersBareAndEscapesStrings) {
-  const gc::search_space space(
-      {{"TILE_X", {"64"}}, {"SCHEDULE", {"static"}}, {"ALPHA", {"-0.5e3"}}, {"Q", {"a\"b\\c"}},
-       {"OCT", {"007"}}, {"F", {"1.0f"}}, {"INF", {"inf"}}},
-      nullptr);
-  EXPECT_EQ(space.to_json({0, 0, 0, 0, 0, 0, 0}),
-            R"({"TILE_X":64,"SCHEDULE":"static","ALPHA":-0.5e3,"Q":"a\"b\\c","OCT":"007",)"
-            R"("F":"1.0f","INF":"inf"})");
+  const gc::search_space space({{"TILE_X", {"64"}},
+                                {"SCHEDULE", {"static"}},
+                                {"ALPHA", {"-0.5e3"}},
+                                {"Q", {"a\"b\\c"}},
+                                {"OCT", {"007"}},
+                                {"F", {"1.0f"}},
+                                {"INF", {"inf"}}},
+                               nullptr);
+  EXPECT_EQ(space.to_json({0, 0, 0, 0, 0, 0, 0}), R"({"TILE_X":64,"SCHEDULE":"static","ALPHA":-0.5e3,"Q":"a\"b\\c","OCT":"007",)"
+                                                  R"("F":"1.0f","INF":"inf"})");
 }
 
 TEST(CoreSpace, ValuesAndFromValuesRoundTrip) {
@@ -178,8 +178,8 @@ TEST(CoreSpace, ValuesAndFromValuesRoundTrip) {
   const gc::genome g = {3, 2, 1};
   EXPECT_EQ(space.to_json(g), R"({"A":8,"B":4,"C":"y"})");
   EXPECT_EQ(space.values(g), (std::map<std::string, std::string>{{"A", "8"}, {"B", "4"}, {"C", "y"}}));
-  EXPECT_EQ(space.from_values({{"A", "8"}, {"B", "4"}}), std::nullopt);                // missing C
-  EXPECT_EQ(space.from_values({{"A", "8"}, {"B", "4"}, {"C", "w"}}), std::nullopt);    // unknown
+  EXPECT_EQ(space.from_values({{"A", "8"}, {"B", "4"}}), std::nullopt);              // missing C
+  EXPECT_EQ(space.from_values({{"A", "8"}, {"B", "4"}, {"C", "w"}}), std::nullopt);  // unknown
   EXPECT_EQ(space.from_values({{"A", "3"}, {"B", "4"}, {"C", "x"}}), std::nullopt);
 }
 

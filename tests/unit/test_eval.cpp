@@ -2,20 +2,20 @@
 // in a real worker, checked against the Kokkos reference.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <Kokkos_Core.hpp>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <thread>
-#include <unistd.h>
 
 #include "eval/builder.hpp"
 #include "eval/evaluator.hpp"
 #include "eval/gpu_monitor.hpp"
 #include "eval/probe.hpp"
 #include "eval/symbols.hpp"
-#include "util/hash.hpp"
 #include "families/family.hpp"
+#include "util/hash.hpp"
 
 namespace ge = galapagos::eval;
 namespace gf = galapagos::families;
@@ -128,7 +128,8 @@ GLP_EXPORT int glp_kernel(const glp_arg* a, int, const int64_t* s, void*) {
   static int calls = 0;
   const double* u = (const double*)a[0].data; double* v = (double*)a[1].data;
   const int64_t nx = s[0], ny = s[1], nz = s[2], n = nx * ny * nz;
-  const int64_t end = ++calls > )" + std::to_string(honest_calls) + R"( ? n - 1 : n;
+  const int64_t end = ++calls > )" +
+         std::to_string(honest_calls) + R"( ? n - 1 : n;
   for (int64_t c = 0; c < end; ++c) {
     const int64_t i = c % nx, j = (c / nx) % ny, k = c / (nx * ny);
     if (i > 0 && i < nx - 1 && j > 0 && j < ny - 1 && k > 0 && k < nz - 1)
@@ -166,8 +167,11 @@ TEST_F(Eval, CompileAheadBuildsUpcomingCandidatesInTheBackground) {
   const std::string tmpl = galapagos::util::read_file(b.tmpl.source.string());
   std::vector<ge::candidate_source> upcoming;
   for (const char* tile : {"4", "8", "16"})
-    upcoming.push_back({b.tmpl.source, tmpl + "\n// unique to this test run " + std::to_string(::getpid()), {{"TILE_Y", tile}},
-                        b.tmpl.flags, {}});
+    upcoming.push_back({b.tmpl.source,
+                        tmpl + "\n// unique to this test run " + std::to_string(::getpid()),
+                        {{"TILE_Y", tile}},
+                        b.tmpl.flags,
+                        {}});
   auto built = [&] {
     int n = 0;
     for (const auto& e : std::filesystem::directory_iterator(cache)) n += e.path().extension() == ".so";
@@ -201,9 +205,9 @@ TEST(GpuMonitor, PowerComesFromTheStepsOfTheEnergyCounter) {
   EXPECT_NEAR(ge::mean_power_w(samples, 10.0, 11.0), 500.0, 1.0);
   EXPECT_NEAR(ge::mean_power_w(samples, 10.05, 10.65), 500.0, 1.0);
   EXPECT_TRUE(std::isnan(ge::mean_power_w(samples, 10.05, 10.12)));  // one step inside: no interval
-  EXPECT_TRUE(ge::gpu_monitor::throttled(0x4));    // software power cap
-  EXPECT_TRUE(ge::gpu_monitor::throttled(0x40));   // hardware thermal slowdown
-  EXPECT_FALSE(ge::gpu_monitor::throttled(0x1));   // idle
+  EXPECT_TRUE(ge::gpu_monitor::throttled(0x4));                      // software power cap
+  EXPECT_TRUE(ge::gpu_monitor::throttled(0x40));                     // hardware thermal slowdown
+  EXPECT_FALSE(ge::gpu_monitor::throttled(0x1));                     // idle
   EXPECT_FALSE(ge::gpu_monitor::throttled(0x0));
   EXPECT_EQ(ge::gpu_monitor::open(""), nullptr);
   EXPECT_EQ(ge::gpu_monitor::open("ffff:ff:1f.7"), nullptr);  // no such device, with or without NVML
@@ -244,11 +248,16 @@ TEST(Symbols, OnlyTheEntryPointMayBeExported) {
   using S = ge::exported_symbol;
   EXPECT_EQ(ge::check_exports({{"glp_kernel", false, true}, {"_init", false, true}}, "glp_kernel"), "");
   EXPECT_EQ(ge::check_exports({{"glp_kernel", false, true}, {"glp_setup", false, true}}, "glp_kernel"), "");
-  EXPECT_EQ(ge::check_exports({{"glp_kernel", false, true}, {"_ZNSt6vectorIdSaIdEE9push_backERKd", true, true}}, "glp_kernel"), "");
-  EXPECT_NE(ge::check_exports({{"glp_kernel", false, true}, {"clock_gettime", false, true}}, "glp_kernel").find("clock_gettime"), std::string::npos);
-  EXPECT_NE(ge::check_exports({{"glp_kernel", false, true}, {"omp_get_wtime", true, true}}, "glp_kernel").find("reserved"), std::string::npos);
-  EXPECT_NE(ge::check_exports({{"glp_kernel", false, true}, {"_Znwm", true, true}}, "glp_kernel").find("reserved"), std::string::npos);
-  EXPECT_NE(ge::check_exports({{"glp_kernel", false, true}, {"helper", false, true}}, "glp_kernel").find("besides"), std::string::npos);
+  EXPECT_EQ(ge::check_exports({{"glp_kernel", false, true}, {"_ZNSt6vectorIdSaIdEE9push_backERKd", true, true}}, "glp_kernel"),
+            "");
+  EXPECT_NE(ge::check_exports({{"glp_kernel", false, true}, {"clock_gettime", false, true}}, "glp_kernel").find("clock_gettime"),
+            std::string::npos);
+  EXPECT_NE(ge::check_exports({{"glp_kernel", false, true}, {"omp_get_wtime", true, true}}, "glp_kernel").find("reserved"),
+            std::string::npos);
+  EXPECT_NE(ge::check_exports({{"glp_kernel", false, true}, {"_Znwm", true, true}}, "glp_kernel").find("reserved"),
+            std::string::npos);
+  EXPECT_NE(ge::check_exports({{"glp_kernel", false, true}, {"helper", false, true}}, "glp_kernel").find("besides"),
+            std::string::npos);
   EXPECT_NE(ge::check_exports({S{"other", false, true}}, "glp_kernel"), "");
 }
 

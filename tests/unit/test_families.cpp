@@ -118,15 +118,22 @@ TEST(Families, ConstraintsPruneTheSpace) {
 
 TEST(Families, MalformedFilesNameTheFileAndTheProblem) {
   EXPECT_NE(load_error(replace(minimal, "dtype = \"float64\"", "dtype = \"double\"")).find("args[0].dtype"), std::string::npos);
-  EXPECT_NE(load_error(replace(minimal, "tolerance = 1e-12", "tolerance = 1e-12\ncolour = 3")).find("'colour': unknown key"), std::string::npos);
+  EXPECT_NE(load_error(replace(minimal, "tolerance = 1e-12", "tolerance = 1e-12\ncolour = 3")).find("'colour': unknown key"),
+            std::string::npos);
   EXPECT_NE(load_error(replace(minimal, "bytes = \"16*n\"", "bytes = \"16*m\"")).find("bad expression"), std::string::npos);
-  EXPECT_NE(load_error(replace(minimal, "source = \"ref.cpp\"", "source = \"missing.cpp\"")).find("file not found"), std::string::npos);
-  EXPECT_NE(load_error(replace(minimal, "tune = { n = 100 }", "small = { n = 100 }")).find("no size named 'tune'"), std::string::npos);
+  EXPECT_NE(load_error(replace(minimal, "source = \"ref.cpp\"", "source = \"missing.cpp\"")).find("file not found"),
+            std::string::npos);
+  EXPECT_NE(load_error(replace(minimal, "tune = { n = 100 }", "small = { n = 100 }")).find("no size named 'tune'"),
+            std::string::npos);
   EXPECT_NE(load_error(replace(minimal, "values = [1, 2, 4]", "values = []")).find("at least one value"), std::string::npos);
   EXPECT_NE(load_error(replace(minimal, "intent = \"out\"", "intent = \"in\"")).find("out or inout"), std::string::npos);
   EXPECT_NE(load_error(replace(minimal, "tolerance = 1e-12\n", "")).find("key 'tolerance': missing"), std::string::npos);
-  EXPECT_NE(load_error(replace(minimal, "shape = \"n\"\nintent = \"in\"", "shape = \"n*\"\nintent = \"in\"")).find("args.x.shape"), std::string::npos);
-  EXPECT_NE(load_error(replace(minimal, "shape = \"n\"\nintent = \"in\"", "shape = \"rows\"\nintent = \"in\"")).find("bad expression 'rows'"), std::string::npos);
+  EXPECT_NE(
+      load_error(replace(minimal, "shape = \"n\"\nintent = \"in\"", "shape = \"n*\"\nintent = \"in\"")).find("args.x.shape"),
+      std::string::npos);
+  EXPECT_NE(load_error(replace(minimal, "shape = \"n\"\nintent = \"in\"", "shape = \"rows\"\nintent = \"in\""))
+                .find("bad expression 'rows'"),
+            std::string::npos);
   const std::string e = load_error("name = \n");
   EXPECT_NE(e.find("family.toml"), std::string::npos);
   EXPECT_NE(e.find("line"), std::string::npos);

@@ -73,7 +73,8 @@ TEST(FamilyProcess, ACrashIsAnErrorNamingTheFamilyAndTheNextCallStartsAfresh) {
     FAIL() << "a crash in the child must throw";
   } catch (const galapagos::error& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("unit/reference.cpp: the checker (glp_check) of family unit_family crashed with SIGSEGV"), std::string::npos) << m;
+    EXPECT_NE(m.find("unit/reference.cpp: the checker (glp_check) of family unit_family crashed with SIGSEGV"), std::string::npos)
+        << m;
     EXPECT_NE(m.find("at n=7"), std::string::npos) << m;
   }
   q.op = 0;

@@ -33,17 +33,20 @@ const char* const secret = "sk-test-do-not-leak-5f1e";
 class scripted_server {
  public:
   explicit scripted_server(const json& answers) {
-    dir_ = std::filesystem::temp_directory_path() / ("galapagos-llm-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    dir_ = std::filesystem::temp_directory_path() /
+           ("galapagos-llm-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     std::ofstream(dir_ / "script.json") << answers.dump();
     const std::string server = (source_dir / "tools/llm_test_server.py").string();
     const std::string script = (dir_ / "script.json").string(), port = (dir_ / "port").string(), log = (dir_ / "log").string();
     std::vector<char*> argv = {const_cast<char*>("/usr/bin/python3"), const_cast<char*>(server.c_str()),
-                               const_cast<char*>(script.c_str()), const_cast<char*>(port.c_str()),
-                               const_cast<char*>(log.c_str()), nullptr};
-    if (posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0) throw std::runtime_error("cannot start the server");
-    for (int i = 0; i < 200 && !std::filesystem::exists(dir_ / "port"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+                               const_cast<char*>(script.c_str()),     const_cast<char*>(port.c_str()),
+                               const_cast<char*>(log.c_str()),        nullptr};
+    if (posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
+      throw std::runtime_error("cannot start the server");
+    for (int i = 0; i < 200 && !std::filesystem::exists(dir_ / "port"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
     std::ifstream in(dir_ / "port");
     in >> port_;
     if (port_ == 0) throw std::runtime_error("the server did not start");
@@ -120,7 +123,8 @@ TEST(LlmClient, AnswersWithUsageCostAndTheRequestAsTheApiWantsIt) {
 }
 
 TEST(LlmClient, RetriesTooManyRequestsAfterTheServersRetryAfter) {
-  scripted_server s(json::array({{{"status", 429}, {"headers", {{"Retry-After", "1"}}}, {"body", "slow down"}}, completion("ok")}));
+  scripted_server s(
+      json::array({{{"status", 429}, {"headers", {{"Retry-After", "1"}}}, {"body", "slow down"}}, completion("ok")}));
   gp::llm_client c(endpoint(s), {});
   const auto r = c.chat(ask);
   ASSERT_EQ(r.status, "ok") << r.reason;
@@ -165,8 +169,8 @@ TEST(LlmClient, SlowAnswersTimeOut) {
 }
 
 TEST(LlmClient, MalformedAnswersAreAStatus) {
-  scripted_server s(json::array({{{"status", 200}, {"body", "this is not json"}},
-                                 {{"status", 200}, {"body", {{"choices", json::array()}}}}}));
+  scripted_server s(
+      json::array({{{"status", 200}, {"body", "this is not json"}}, {{"status", 200}, {"body", {{"choices", json::array()}}}}}));
   gp::llm_client c(endpoint(s), {});
   for (int i = 0; i < 2; ++i) {
     const auto r = c.chat(ask);
@@ -195,8 +199,8 @@ TEST(LlmClient, TheBudgetStopsTheCalls) {
 
 TEST(LlmClient, TheKeyNeverAppearsInWhatTheClientReturns) {
   // A server that echoes the key back, in an error and in an answer.
-  scripted_server s(json::array({{{"status", 401}, {"body", std::string("invalid key ") + secret}},
-                                 completion(std::string("your key is ") + secret)}));
+  scripted_server s(json::array(
+      {{{"status", 401}, {"body", std::string("invalid key ") + secret}}, completion(std::string("your key is ") + secret)}));
   gp::llm_client c(endpoint(s), {});
   const auto denied = c.chat(ask);
   EXPECT_EQ(denied.status, "http_error");
@@ -246,8 +250,8 @@ gp::variation_request parent() {
   gp::variation_request r;
   r.parent_source = "int f() {\n  // galapagos:evolve-begin\n  return 1;\n  // galapagos:evolve-end\n}\n";
   r.parent_time_s = 1.0;
-  for (const char* k : {"family", "family_description", "entry_point", "hardware", "language", "parent_measurements", "elites",
-                        "inspirations"})
+  for (const char* k :
+       {"family", "family_description", "entry_point", "hardware", "language", "parent_measurements", "elites", "inspirations"})
     r.values[k] = std::string("(") + k + ")";
   return r;
 }
@@ -259,7 +263,8 @@ std::string edit(const std::string& from, const std::string& to) {
 }  // namespace
 
 TEST(LlmProposer, RefineTurnsContinueFromTheAcceptedSourceWithItsMeasurements) {
-  scripted_server s(json::array({completion(edit("  return 1;", "  return 2;")), completion(edit("  return 2;", "  return 3;"))}));
+  scripted_server s(
+      json::array({completion(edit("  return 1;", "  return 2;")), completion(edit("  return 2;", "  return 3;"))}));
   gp::llm_proposer p(proposer_settings(s, 2, true), 1);
   std::vector<std::string> judged;
   const auto calls = p.vary(parent(), [&](const std::string& source) {

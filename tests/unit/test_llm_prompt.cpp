@@ -14,7 +14,8 @@
 namespace gp = galapagos::propose;
 
 TEST(LlmPrompt, FillsEveryPlaceholder) {
-  EXPECT_EQ(gp::render_prompt("Family {{family}} on {{ hardware }}; again {{family}}.", {{"family", "spmv"}, {"hardware", "H200"}}, "t.md"),
+  EXPECT_EQ(gp::render_prompt("Family {{family}} on {{ hardware }}; again {{family}}.",
+                              {{"family", "spmv"}, {"hardware", "H200"}}, "t.md"),
             "Family spmv on H200; again spmv.");
   EXPECT_EQ(gp::render_prompt("no placeholders", {}, "t.md"), "no placeholders");
 }
@@ -37,8 +38,9 @@ TEST(LlmPrompt, TheShippedTemplatesUseTheProposersPlaceholders) {
   const std::filesystem::path dir = std::filesystem::path(GALAPAGOS_SOURCE_DIR) / "configs/prompts";
   const std::map<std::string, std::vector<std::string>> provided = {
       {"system.md", {"notes"}},
-      {"variation.md", {"family", "family_description", "entry_point", "hardware", "language", "parent_source",
-                        "parent_measurements", "elites", "inspirations", "feedback", "direction"}},
+      {"variation.md",
+       {"family", "family_description", "entry_point", "hardware", "language", "parent_source", "parent_measurements", "elites",
+        "inspirations", "feedback", "direction"}},
       {"repair.md", {"feedback", "source", "language"}}};
   for (const auto& [name, values] : provided) {
     const auto path = (dir / name).string();

@@ -34,12 +34,13 @@ TEST(LlmVariant, DeclaredParametersAreReadFromComments) {
 }
 
 TEST(LlmVariant, BadDeclarationsAreRefusedWithAReason) {
-  std::string src = "// galapagos:param TILE = [4, 8]\n"       // a template parameter
-                    "// galapagos:param lower = [1]\n"         // not capitals
-                    "// galapagos:param A = [1, 2]\n"
-                    "// galapagos:param A = [3]\n"             // repeated
-                    "// galapagos:param B = [1; rm -rf]\n"     // not a value
-                    "// galapagos:param C = []\n";             // no values
+  std::string src =
+      "// galapagos:param TILE = [4, 8]\n"  // a template parameter
+      "// galapagos:param lower = [1]\n"    // not capitals
+      "// galapagos:param A = [1, 2]\n"
+      "// galapagos:param A = [3]\n"          // repeated
+      "// galapagos:param B = [1; rm -rf]\n"  // not a value
+      "// galapagos:param C = []\n";          // no values
   const auto d = gp::parse_declared_params(src, base);
   ASSERT_EQ(d.params.size(), 1u);
   EXPECT_EQ(d.params[0].name, "A");

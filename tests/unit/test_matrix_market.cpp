@@ -233,7 +233,8 @@ TEST(MatrixMarket, DuplicatesRejectedOnRequest) {
   mm::options opt;
   opt.duplicates = mm::duplicate_policy::reject;
   const std::string msg = read_error("duplicates.mtx", opt);
-  EXPECT_NE(msg.find(data("duplicates.mtx") + ": line 6: duplicate entry (1,2), also stored on line 4"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(data("duplicates.mtx") + ": line 6: duplicate entry (1,2), also stored on line 4"), std::string::npos)
+      << msg;
 }
 
 TEST(MatrixMarket, SymmetricDuplicateNamedAsStored) {
@@ -280,7 +281,8 @@ TEST(MatrixMarket, FromStreamUsesTheGivenName) {
 
 TEST(MatrixMarketErrors, BadBanner) {
   expect_error("bad_banner.mtx", 1, "bad banner: the first line must start with '%%MatrixMarket', found '%%MatrixMarkt'");
-  expect_error("bad_banner_words.mtx", 1, "bad banner: expected '%%MatrixMarket matrix coordinate <field> <symmetry>' (5 words), found 4");
+  expect_error("bad_banner_words.mtx", 1,
+               "bad banner: expected '%%MatrixMarket matrix coordinate <field> <symmetry>' (5 words), found 4");
   expect_error("no_banner.mtx", 1, "bad banner");
   expect_error("empty_file.mtx", 0, "empty file");
 }
@@ -293,7 +295,8 @@ TEST(MatrixMarketErrors, UnsupportedFormats) {
 }
 
 TEST(MatrixMarketErrors, WrongSizeLine) {
-  expect_error("size_line_two_fields.mtx", 3, "wrong size line: expected '<rows> <columns> <entries>' (3 integers), found 2 fields");
+  expect_error("size_line_two_fields.mtx", 3,
+               "wrong size line: expected '<rows> <columns> <entries>' (3 integers), found 2 fields");
   expect_error("size_line_not_numeric.mtx", 2, "wrong size line: '3 x 1' is not three non-negative integers");
   expect_error("size_line_negative.mtx", 2, "wrong size line");
   expect_error("symmetric_not_square.mtx", 2, "a symmetric matrix must be square, found 3 x 4");
@@ -330,7 +333,9 @@ TEST(MatrixMarketErrors, TooManyRows) {
     mm::read(in, "huge.mtx");
     FAIL() << "no error";
   } catch (const mm::error& e) {
-    EXPECT_STREQ(e.what(), "huge.mtx: line 2: wrong size line: 1000000000000 rows exceed the reader's limit of 2147483647 (options::max_rows)");
+    EXPECT_STREQ(
+        e.what(),
+        "huge.mtx: line 2: wrong size line: 1000000000000 rows exceed the reader's limit of 2147483647 (options::max_rows)");
   }
 }
 

@@ -42,14 +42,16 @@ TEST(ParamsJson, CanonicalTextIsTheSameForACandidateAndARecordedRow) {
 }
 
 TEST(ParamsJson, GenomesRoundTripThroughTheRowText) {
-  const galapagos::core::search_space space({{"TILE", {"8", "16", "32"}}, {"ALPHA", {"0.10", "1e3"}}, {"ISA", {"avx2", "avx512"}}}, nullptr);
+  const galapagos::core::search_space space(
+      {{"TILE", {"8", "16", "32"}}, {"ALPHA", {"0.10", "1e3"}}, {"ISA", {"avx2", "avx512"}}}, nullptr);
   space.enumerate([&](const galapagos::core::genome& g) {
     const auto back = galapagos::run::genome_from_params(space, space.to_json(g));
     EXPECT_TRUE(back && *back == g) << space.to_json(g);
     return true;
   });
   // Another spelling of a value matches; a value or a name the space lacks does not.
-  EXPECT_EQ(galapagos::run::genome_from_params(space, R"({"TILE":16,"ALPHA":0.1,"ISA":"avx512"})"), (galapagos::core::genome{1, 0, 1}));
+  EXPECT_EQ(galapagos::run::genome_from_params(space, R"({"TILE":16,"ALPHA":0.1,"ISA":"avx512"})"),
+            (galapagos::core::genome{1, 0, 1}));
   EXPECT_FALSE(galapagos::run::genome_from_params(space, R"({"TILE":12,"ALPHA":0.1,"ISA":"avx512"})"));
   EXPECT_FALSE(galapagos::run::genome_from_params(space, R"({"TILE":16,"ALPHA":0.1})"));
   EXPECT_FALSE(galapagos::run::genome_from_params(space, "[]"));

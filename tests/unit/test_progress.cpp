@@ -2,9 +2,9 @@
 // and --verbose, and the time-left estimate.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdio>
-#include <unistd.h>
 #include <string>
 
 #include "run/progress.hpp"
@@ -58,7 +58,8 @@ TEST(progress, time_left_is_the_rest_of_the_budget_at_the_pace_so_far) {
 
 TEST(progress, plain_line_keeps_the_log_format_and_adds_budget_and_time_left) {
   const std::string line = progress_display::plain_line(status(3, 10, 2, 1e-3, 20.0));
-  EXPECT_EQ(line, "island 1 gen 3: evaluated 10 (failed 2) | best 1.000 ms | 2.00x over openmp_plain | 25% of budget, 1m00s left");
+  EXPECT_EQ(line,
+            "island 1 gen 3: evaluated 10 (failed 2) | best 1.000 ms | 2.00x over openmp_plain | 25% of budget, 1m00s left");
   EXPECT_NE(progress_display::plain_line(status(1, 3, 3, INFINITY, 1.0)).find("best - |"), std::string::npos);
 }
 
@@ -119,7 +120,8 @@ TEST(progress, a_terminal_gets_one_line_redrawn_in_place) {
   });
   const std::string first = progress_display::live_line(status(1, 8, 0, 2e-3, 4.0));
   const std::string second = progress_display::live_line(status(2, 16, 1, 1e-3, 8.0));
-  EXPECT_EQ(out, "\r\033[K" + first + "\r\033[Kisland 1: candidate 9 crash: signal 11\n\r\033[K" + first + "\r\033[K" + second + "\n");
+  EXPECT_EQ(out,
+            "\r\033[K" + first + "\r\033[Kisland 1: candidate 9 crash: signal 11\n\r\033[K" + first + "\r\033[K" + second + "\n");
   EXPECT_NE(second.find("evaluated 16/40, failed 1"), std::string::npos);
   EXPECT_NE(second.find("best 1.000 ms 2.00x"), std::string::npos);
   EXPECT_NE(second.find("budget 40%, 12s left"), std::string::npos);
@@ -127,10 +129,11 @@ TEST(progress, a_terminal_gets_one_line_redrawn_in_place) {
 }
 
 TEST(progress, quiet_prints_nothing_and_verbose_prints_every_candidate_without_redrawing) {
-  EXPECT_EQ(written(verbosity::quiet, true, [](progress_display& d) {
-              d.candidate(0, 1, "crash", "signal 11", NAN, "{}");
-              d.generation(status(1, 8, 1, 1e-3, 4.0));
-            }),
+  EXPECT_EQ(written(verbosity::quiet, true,
+                    [](progress_display& d) {
+                      d.candidate(0, 1, "crash", "signal 11", NAN, "{}");
+                      d.generation(status(1, 8, 1, 1e-3, 4.0));
+                    }),
             "");
   progress_display live_but_verbose(verbosity::verbose, true);
   EXPECT_FALSE(live_but_verbose.live());
@@ -138,5 +141,6 @@ TEST(progress, quiet_prints_nothing_and_verbose_prints_every_candidate_without_r
     d.candidate(0, 1, "ok", "", 1.5e-3, R"({"T":4})");
     d.generation(status(1, 8, 0, 1.5e-3, 4.0));
   });
-  EXPECT_EQ(out, "island 0: candidate 1 ok: 1.500 ms {\"T\":4}\n" + progress_display::plain_line(status(1, 8, 0, 1.5e-3, 4.0)) + "\n");
+  EXPECT_EQ(out,
+            "island 0: candidate 1 ok: 1.500 ms {\"T\":4}\n" + progress_display::plain_line(status(1, 8, 0, 1.5e-3, 4.0)) + "\n");
 }

@@ -15,11 +15,11 @@
 #include "core/topology.hpp"
 #include "eval/family_process.hpp"
 #include "run/island_driver.hpp"
-#include "util/report.hpp"
 #include "run/local_mailbox.hpp"
 #include "run/setup.hpp"
 #include "store/results_file.hpp"
 #include "store/results_reader.hpp"
+#include "util/report.hpp"
 
 namespace run = galapagos::run;
 namespace fs = std::filesystem;
@@ -36,14 +36,15 @@ std::unique_ptr<run::setup> island(int rank, int budget) {
   auto s = run::prepare(run::search_start{spaces / "stencil3d7-cpu-space.toml", o, std::nullopt, nullptr}, rank, 2);
   s->probe = run::recorded_probe(*s->replay, rank);
   galapagos::eval::set_reference_time_limit(s->config.eval.timeout_s, s->config.reference_timeout_s);
-  s->evaluator = std::make_unique<galapagos::eval::evaluator>(s->family, s->config.backend, s->config.eval, s->probe.limits(), 1234);
+  s->evaluator =
+      std::make_unique<galapagos::eval::evaluator>(s->family, s->config.backend, s->config.eval, s->probe.limits(), 1234);
   s->migration_targets = galapagos::core::migration_targets({"ring", 2}, 2, s->config.seed);
   return s;
 }
 
 struct two_islands {
   explicit two_islands(int budget) : s0(island(0, budget)), s1(island(1, budget)) {
-    const double baseline_s = 1e-3;  // what speedups are over; the choices do not depend on it
+    const double baseline_s = 1e-3;                                   // what speedups are over; the choices do not depend on it
     galapagos::report::configure(galapagos::util::verbosity::quiet);  // as `run --quiet`: the summary lines only
     d0 = std::make_unique<run::island_driver>(*s0, migrants.box(0), records.box(0), stop, baseline_s, "openmp_plain");
     d1 = std::make_unique<run::island_driver>(*s1, migrants.box(1), records.box(1), stop, baseline_s, "openmp_plain");

@@ -80,7 +80,8 @@ std::vector<refused_call> refused_calls() {
       {"shmget", [] { return shmget(0x6a1a9a05, 4096, 0) >= 0 || true; }},
       {"mq_open", [] { return syscall(SYS_mq_open, "galapagos-test-absent", O_RDONLY, 0, nullptr) >= 0 || true; }},
       {"open for writing", [] { return open("/dev/null", O_WRONLY) >= 0 || true; }, true},
-      {"fork", [] {
+      {"fork",
+       [] {
          const pid_t p = fork();
          if (p == 0) _exit(0);
          return true;
@@ -88,23 +89,27 @@ std::vector<refused_call> refused_calls() {
       {"kill of the parent", [] { return kill(getppid(), 0) == 0 || true; }},
       {"setpriority of the parent", [] { return setpriority(PRIO_PROCESS, getppid(), own_nice()) == 0 || true; }},
       {"setpriority of the process group", [] { return setpriority(PRIO_PGRP, 0, own_nice()) == 0 || true; }},
-      {"sched_setscheduler of the parent", [] {
+      {"sched_setscheduler of the parent",
+       [] {
          sched_param p{};
          const int policy = sched_getscheduler(getppid());
          return sched_getparam(getppid(), &p) == 0 && sched_setscheduler(getppid(), policy, &p) == 0;
        }},
       {"ioprio_set", [] { return syscall(SYS_ioprio_set, 1, 0, 0) == 0 || true; }},
-      {"setrlimit", [] {
+      {"setrlimit",
+       [] {
          rlimit r{};
          return getrlimit(RLIMIT_CORE, &r) == 0 && setrlimit(RLIMIT_CORE, &r) == 0;
        }},
-      {"timer_create", [] {
+      {"timer_create",
+       [] {
          timer_t t;
          sigevent ev{};
          ev.sigev_notify = SIGEV_NONE;
          return timer_create(CLOCK_MONOTONIC, &ev, &t) == 0 || true;
        }},
-      {"setitimer", [] {
+      {"setitimer",
+       [] {
          itimerval zero{};
          return setitimer(ITIMER_REAL, &zero, nullptr) == 0 || true;
        }},
@@ -114,30 +119,36 @@ std::vector<refused_call> refused_calls() {
       {"fcntl F_SETSIG", [] { return fcntl(0, F_SETSIG, 0) == 0 || true; }},
       {"fcntl F_SETFL O_ASYNC", [] { return fcntl(0, F_SETFL, O_ASYNC) == 0 || true; }},
       {"fcntl F_SETLEASE", [] { return fcntl(0, F_SETLEASE, F_UNLCK) == 0 || true; }},
-      {"ioctl FIOASYNC", [] {
+      {"ioctl FIOASYNC",
+       [] {
          int off = 0;
          return ioctl(0, FIOASYNC, &off) == 0 || true;
        }},
-      {"ioctl FIOASYNC with the upper bits set", [] {
+      {"ioctl FIOASYNC with the upper bits set",
+       [] {
          int off = 0;
          return syscall(SYS_ioctl, 0, (1ul << 32) | FIOASYNC, &off) == 0 || true;
        }},
-      {"ioctl FIOSETOWN", [] {
+      {"ioctl FIOSETOWN",
+       [] {
          int self = getpid();
          return ioctl(0, FIOSETOWN, &self) == 0 || true;
        }},
       {"memfd_create", [] { return syscall(SYS_memfd_create, "galapagos-test", 0u) >= 0 || true; }},
-      {"anonymous executable mmap", [] {
-         return mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED || true;
-       }, true},
-      {"writable executable mmap of a file", [] {
+      {"anonymous executable mmap",
+       [] { return mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED || true; }, true},
+      {"writable executable mmap of a file",
+       [] {
          const int fd = open("/dev/zero", O_RDONLY);
          return mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE, fd, 0) != MAP_FAILED || true;
-       }, true},
-      {"mprotect adding PROT_EXEC", [] {
+       },
+       true},
+      {"mprotect adding PROT_EXEC",
+       [] {
          void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
          return mprotect(p, 4096, PROT_READ | PROT_EXEC) == 0 || true;
-       }, true},
+       },
+       true},
       {"prctl PR_SET_DUMPABLE", [] { return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == 0 || true; }},
       {"prctl PR_SET_PDEATHSIG", [] { return prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) == 0 || true; }},
       {"userfaultfd", [] { return syscall(SYS_userfaultfd, 0) >= 0 || true; }},
@@ -247,7 +258,7 @@ TEST(SandboxNamespace, SystemVSegmentsDieWithTheWorker) {
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    int id = -2;  // the kernel refused a namespace
+    int id = -2;                                                                    // the kernel refused a namespace
     if (sb::enter_private_ipc()) id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);  // never removed
     (void)!write(fds[1], &id, sizeof id);
     _exit(0);

@@ -38,9 +38,7 @@ struct h5_id {
   operator hid_t() const { return id; }
 };
 
-h5_id open_file(const fs::path& path) {
-  return {H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
-}
+h5_id open_file(const fs::path& path) { return {H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose}; }
 
 h5_id vl_string_type() {
   h5_id t(H5Tcopy(H5T_C_S1), H5Tclose);
@@ -208,8 +206,7 @@ class store_test : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("galapagos_store_" + std::to_string(getpid()) + "_" + info->name());
+    dir_ = fs::temp_directory_path() / ("galapagos_store_" + std::to_string(getpid()) + "_" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -251,8 +248,7 @@ TEST_F(store_test, round_trip) {
   h5_id h(open_file(file()));
   ASSERT_GE(h.id, 0);
 
-  for (const char* table : {"/candidates", "/baselines", "/populations", "/migrations",
-                            "/generations", "/machine"})
+  for (const char* table : {"/candidates", "/baselines", "/populations", "/migrations", "/generations", "/machine"})
     EXPECT_EQ(row_count(h, table), 303u) << table;
 
   const auto ids = read_column<std::int64_t>(h, "/candidates", "id");
@@ -266,8 +262,10 @@ TEST_F(store_test, round_trip) {
     EXPECT_EQ(status[i], want.status) << i;
     EXPECT_EQ(reason[i], want.reason) << i;
     EXPECT_EQ(generation[i], want.generation) << i;
-    if (want.status == "ok") EXPECT_EQ(speedup[i], 2.0) << i;
-    else EXPECT_TRUE(std::isnan(speedup[i])) << i;
+    if (want.status == "ok")
+      EXPECT_EQ(speedup[i], 2.0) << i;
+    else
+      EXPECT_TRUE(std::isnan(speedup[i])) << i;
   }
   EXPECT_EQ(status[3], "wrong_result");
   EXPECT_EQ(read_column<std::string>(h, "/candidates", "params")[257], "{\"TILE\": 257}");
@@ -284,8 +282,7 @@ TEST_F(store_test, round_trip) {
   EXPECT_EQ(read_column<std::int64_t>(h, "/machine", "llc_bytes")[0], 384 << 20);
   EXPECT_EQ(read_column<double>(h, "/machine", "bandwidth_gbs")[2], 350.5);
 
-  for (const auto& [key, value] : root_attrs)
-    EXPECT_EQ(string_attribute(h, "/", key.c_str()), value);
+  for (const auto& [key, value] : root_attrs) EXPECT_EQ(string_attribute(h, "/", key.c_str()), value);
   EXPECT_EQ(string_attribute(h, "/winner", "candidate_id"), "43");
   EXPECT_EQ(string_attribute(h, "/winner", "params"), "{\"TILE\": 42}");
   EXPECT_EQ(string_attribute(h, "/run/nested", "state"), "finished");
@@ -304,22 +301,38 @@ TEST_F(store_test, tables_exist_after_create_with_struct_field_names) {
   using names = std::vector<std::string>;
   const std::vector<std::pair<const char*, names>> tables = {
       {"/candidates",
-       {"id", "island", "generation", "origin", "status", "reason", "params", "parents",
-        "source_hash", "compile_time_s", "setup_time_s", "eval_time_s", "time_median_s", "time_min_s",
-        "time_spread_s", "repetitions", "rel_error", "speedup", "roofline_fraction", "device_time_s", "energy_j",
-        "power_w", "sm_clock_mhz", "throttled_runs"}},
+       {"id",
+        "island",
+        "generation",
+        "origin",
+        "status",
+        "reason",
+        "params",
+        "parents",
+        "source_hash",
+        "compile_time_s",
+        "setup_time_s",
+        "eval_time_s",
+        "time_median_s",
+        "time_min_s",
+        "time_spread_s",
+        "repetitions",
+        "rel_error",
+        "speedup",
+        "roofline_fraction",
+        "device_time_s",
+        "energy_j",
+        "power_w",
+        "sm_clock_mhz",
+        "throttled_runs"}},
       {"/baselines",
-       {"name", "status", "reason", "source_hash", "setup_time_s", "time_median_s", "time_min_s", "time_spread_s",
-        "repetitions", "rel_error", "roofline_fraction", "energy_j", "power_w", "sm_clock_mhz", "throttled_runs",
-        "island"}},
+       {"name", "status", "reason", "source_hash", "setup_time_s", "time_median_s", "time_min_s", "time_spread_s", "repetitions",
+        "rel_error", "roofline_fraction", "energy_j", "power_w", "sm_clock_mhz", "throttled_runs", "island"}},
       {"/populations", {"island", "generation", "rank", "candidate_id", "fitness"}},
-      {"/migrations",
-       {"generation", "from_island", "to_island", "candidate_id", "params", "fitness"}},
+      {"/migrations", {"generation", "from_island", "to_island", "candidate_id", "params", "fitness"}},
       {"/generations",
-       {"island", "generation", "evaluated", "failed", "best_time_s", "best_speedup",
-        "wall_time_s", "device_busy_s"}},
-      {"/machine",
-       {"island", "host", "cpu_model", "cores", "llc_bytes", "bandwidth_gbs", "peak_gflops", "peak_gflops_f32"}},
+       {"island", "generation", "evaluated", "failed", "best_time_s", "best_speedup", "wall_time_s", "device_busy_s"}},
+      {"/machine", {"island", "host", "cpu_model", "cores", "llc_bytes", "bandwidth_gbs", "peak_gflops", "peak_gflops_f32"}},
       {"/profiles", {"candidate_id", "island", "kernel", "launch", "metric", "unit", "value"}},
   };
   for (const auto& [table, want] : tables) {
@@ -337,8 +350,7 @@ TEST_F(store_test, field_types_are_native_and_strings_variable_utf8) {
   h5_id ds(H5Dopen2(h, "/candidates", H5P_DEFAULT), H5Dclose);
   h5_id type(H5Dget_type(ds), H5Tclose);
   auto member = [&](const char* name) {
-    return h5_id(H5Tget_member_type(type, static_cast<unsigned>(H5Tget_member_index(type, name))),
-                 H5Tclose);
+    return h5_id(H5Tget_member_type(type, static_cast<unsigned>(H5Tget_member_index(type, name))), H5Tclose);
   };
   EXPECT_GT(H5Tequal(member("id"), H5T_NATIVE_INT64), 0);
   EXPECT_GT(H5Tequal(member("island"), H5T_NATIVE_INT32), 0);
@@ -390,8 +402,7 @@ TEST_F(store_test, no_handle_leaks_and_moves_close_once) {
   ASSERT_EQ(open_objects(), 0);
   auto ids = [] {
     std::vector<int64_t> n;
-    for (H5I_type_t t : {H5I_DATATYPE, H5I_DATASPACE, H5I_GENPROP_LST, H5I_ATTR, H5I_GROUP,
-                         H5I_DATASET, H5I_FILE}) {
+    for (H5I_type_t t : {H5I_DATATYPE, H5I_DATASPACE, H5I_GENPROP_LST, H5I_ATTR, H5I_GROUP, H5I_DATASET, H5I_FILE}) {
       hsize_t count = 0;
       H5Inmembers(t, &count);
       n.push_back(static_cast<int64_t>(count));

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "core/island.hpp"
+#include "core/search_space.hpp"
 #include "run/checkpoint.hpp"
 #include "run/records.hpp"
 #include "run/setup.hpp"
-#include "core/island.hpp"
-#include "core/search_space.hpp"
 #include "store/publish.hpp"
 #include "store/results_file.hpp"
 #include "store/results_reader.hpp"
@@ -82,7 +82,8 @@ TEST(StoreResume, AppendsAfterReopeningAndReadsFieldsBack) {
   EXPECT_FALSE(r.string_attribute("/no/such/group", "x").has_value());
   EXPECT_TRUE(r.has("/checkpoint"));
   EXPECT_FALSE(r.has("/checkpoint/island_0/rng_state"));
-  EXPECT_NE(expect_error([&] { r.integers("/candidates", "no_such_field"); }).find("has no field 'no_such_field'"), std::string::npos);
+  EXPECT_NE(expect_error([&] { r.integers("/candidates", "no_such_field"); }).find("has no field 'no_such_field'"),
+            std::string::npos);
   EXPECT_NE(expect_error([&] { r.rows("/no_table"); }).find("no table /no_table"), std::string::npos);
 }
 
@@ -142,7 +143,8 @@ TEST(CheckpointState, SnapshotAndPopulationRoundTrip) {
   EXPECT_FALSE(run::genome_from_params(space, R"({"TILE":64})").has_value());
   EXPECT_FALSE(run::genome_from_params(space, "not json").has_value());
 
-  const std::vector<core::individual> population = {{{2, 1, 0}, 1.5e-3, 7}, {{0, 0, 1}, std::numeric_limits<double>::infinity(), 9}};
+  const std::vector<core::individual> population = {{{2, 1, 0}, 1.5e-3, 7},
+                                                    {{0, 0, 1}, std::numeric_limits<double>::infinity(), 9}};
   core::island isl(space, {}, 1);
   isl.restore(0, population, core::rng(5).state(), std::vector<core::genome>{});
   const auto template_only = [](const std::string&) { return 0; };

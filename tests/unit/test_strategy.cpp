@@ -10,10 +10,10 @@
 #include <fstream>
 #include <set>
 
+#include "config/run_config.hpp"
 #include "core/forest.hpp"
 #include "core/strategy.hpp"
 #include "simulate/recorded_space.hpp"
-#include "config/run_config.hpp"
 #include "simulate/simulation.hpp"
 #include "simulate/strategy_config.hpp"
 #include "util/error.hpp"
@@ -24,8 +24,10 @@ namespace {
 
 // 6 x 5 x 4 x 3 = 360 raw points; the constraint a + b != 7 removes a few.
 core::search_space small_space() {
-  std::vector<core::parameter> p = {{"a", {"0", "1", "2", "3", "4", "5"}}, {"b", {"0", "1", "2", "3", "4"}},
-                                    {"c", {"0", "1", "2", "3"}}, {"d", {"x", "y", "z"}}};
+  std::vector<core::parameter> p = {{"a", {"0", "1", "2", "3", "4", "5"}},
+                                    {"b", {"0", "1", "2", "3", "4"}},
+                                    {"c", {"0", "1", "2", "3"}},
+                                    {"d", {"x", "y", "z"}}};
   return core::search_space(p, [](const core::genome& g) { return g[0] + g[1] != 7; });
 }
 
@@ -73,7 +75,8 @@ std::string cache_text(const std::string& version_line, const std::string& keys,
          R"("tune_params_keys":)" + keys + R"(,"tune_params":)" + params + R"(,"cache":{)" + entries + "}}";
 }
 
-const std::string full_entry = R"("compile_time":1000,"verification_time":0,"benchmark_time":70,"strategy_time":0,"framework_time":0,"timestamp":"t")";
+const std::string full_entry =
+    R"("compile_time":1000,"verification_time":0,"benchmark_time":70,"strategy_time":0,"framework_time":0,"timestamp":"t")";
 
 std::string kt_error(const std::string& text) {
   try {
@@ -270,9 +273,10 @@ TEST(Simulation, ReadsTheSearchTablesOfARunConfigAsTheRunDoes) {
   std::filesystem::create_directories(dir);
   const auto path = dir / "config.toml";
   auto write = [&](const std::string& tables) { std::ofstream(path) << "[run]\nfamily = \"stencil3d7\"\n" << tables; };
-  write("[search]\nbudget = 30\nseed = 5\npopulation = 6\noffspring = 4\n"
-        "[strategy]\nkinds = [\"ga\", \"annealing\"]\ntemperature = 2.5\n"
-        "[migration]\ntopology = \"random\"\ndegree = 3\ninterval = 3\ncount = 1\n");
+  write(
+      "[search]\nbudget = 30\nseed = 5\npopulation = 6\noffspring = 4\n"
+      "[strategy]\nkinds = [\"ga\", \"annealing\"]\ntemperature = 2.5\n"
+      "[migration]\ntopology = \"random\"\ndegree = 3\ninterval = 3\ncount = 1\n");
   const auto run = galapagos::config::load_run_config(path);
   const auto sim = simulate::read_simulation_config(path, 4);
   EXPECT_EQ(sim.budget, run.budget);
@@ -294,7 +298,8 @@ TEST(Simulation, ReadsTheSearchTablesOfARunConfigAsTheRunDoes) {
   EXPECT_FALSE(simulate::simulate(bowl_space(6), settings).evaluations.empty());
   // Without [strategy] both take the default kind.
   write("[search]\nbudget = 8\n");
-  EXPECT_EQ(simulate::read_simulation_config(path, 1).islands.at(0).kind, galapagos::config::load_run_config(path).strategy_kinds.at(0));
+  EXPECT_EQ(simulate::read_simulation_config(path, 1).islands.at(0).kind,
+            galapagos::config::load_run_config(path).strategy_kinds.at(0));
   for (const std::string bad : {"[migration]\ntopology = \"star\"\n", "[migration]\ndegree = 0\n", "[migration]\nbogus = 1\n",
                                 "[migration]\narrival = \"later\"\n", "[search]\npopulation = 2\nelite = 9\n",
                                 "[strategy]\nkind = \"nope\"\n", "[strategy]\ncooling = 0\n"}) {
@@ -337,9 +342,8 @@ TEST(Forest, LearnsAnInteractionAndRanksUnseenPoints) {
     for (int b = 0; b < 4; ++b)
       for (int c = 0; c < 4; ++c)
         for (int d = 0; d < 3; ++d) grid.push_back({a, b, c, d});
-  const auto predicted_best = *std::min_element(grid.begin(), grid.end(), [&](const auto& u, const auto& v) {
-    return model.predict(u).mean < model.predict(v).mean;
-  });
+  const auto predicted_best = *std::min_element(
+      grid.begin(), grid.end(), [&](const auto& u, const auto& v) { return model.predict(u).mean < model.predict(v).mean; });
   EXPECT_DOUBLE_EQ(f(predicted_best), -2.0);
   int discordant = 0, pairs = 0;
   for (std::size_t i = 0; i < grid.size(); ++i)
@@ -361,9 +365,10 @@ TEST(KernelTunerCache, ReadsEntriesFailuresAndCosts) {
   const std::string keys = R"(["block_size_x","use_shared"])";
   const std::string params = R"({"block_size_x":[32,64,128],"use_shared":[0,1]})";
   const std::string entries = R"("32,0":{"block_size_x":32,"use_shared":0,"time":2.0,)" + full_entry + "}," +
-                              R"("64,0":{"time":1.5,)" + full_entry + "}," +
-                              R"("64,1":{"time":"CompilationFailedConfig",)" + full_entry + "}";
-  const auto space = simulate::read_kernel_tuner_cache(write_file("ok.json", cache_text(R"("schema_version":"1.1.0",)", keys, params, entries)));
+                              R"("64,0":{"time":1.5,)" + full_entry + "}," + R"("64,1":{"time":"CompilationFailedConfig",)" +
+                              full_entry + "}";
+  const auto space =
+      simulate::read_kernel_tuner_cache(write_file("ok.json", cache_text(R"("schema_version":"1.1.0",)", keys, params, entries)));
   EXPECT_EQ(space.size(), 3u);
   EXPECT_EQ(space.failed(), 1u);
   EXPECT_DOUBLE_EQ(space.optimum_s(), 1.5e-3);  // Kernel Tuner records milliseconds
@@ -372,7 +377,8 @@ TEST(KernelTunerCache, ReadsEntriesFailuresAndCosts) {
   EXPECT_FALSE(space.space().is_valid(core::genome{2, 1}));  // not recorded: restricted
   EXPECT_TRUE(space.space().is_valid(core::genome{1, 1}));   // recorded as failed: valid, +inf
   // An unversioned cache of an older Kernel Tuner needs only "time".
-  const auto old = simulate::read_kernel_tuner_cache(write_file("old.json", cache_text("", keys, params, R"("128,1":{"time":0.5})")));
+  const auto old =
+      simulate::read_kernel_tuner_cache(write_file("old.json", cache_text("", keys, params, R"("128,1":{"time":0.5})")));
   EXPECT_DOUBLE_EQ(old.optimum_s(), 0.5e-3);
 }
 
@@ -381,15 +387,22 @@ TEST(KernelTunerCache, BadFilesNameTheField) {
   const std::string params = R"({"x":[1,2],"y":[1,2]})";
   const std::string ok = R"("1,1":{"time":1.0,)" + full_entry + "}";
   const std::string v = R"("schema_version":"1.0.0",)";
-  EXPECT_NE(kt_error(cache_text(R"("schema_version":"9.9.9",)", keys, params, ok)).find("schema_version: unknown version"), std::string::npos);
+  EXPECT_NE(kt_error(cache_text(R"("schema_version":"9.9.9",)", keys, params, ok)).find("schema_version: unknown version"),
+            std::string::npos);
   EXPECT_NE(kt_error(R"({"schema_version":"1.0.0","cache":{}})").find("tune_params_keys: missing"), std::string::npos);
   EXPECT_NE(kt_error(cache_text(v, R"(["x","y","z"])", params, ok)).find("tune_params: has no list for 'z'"), std::string::npos);
   EXPECT_NE(kt_error(cache_text(v, R"(["x"])", params, ok)).find("tune_params: has a list for 'y'"), std::string::npos);
-  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1,1":{"time":1.0,)" + full_entry + "}")).find("the key has 3 values"), std::string::npos);
-  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,3":{"time":1.0,)" + full_entry + "}")).find("value '3' of 'y'"), std::string::npos);
-  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"time":1.0})")).find("cache[\"1,1\"].compile_time: missing"), std::string::npos);
-  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"compile_time":1})")).find("cache[\"1,1\"].time: missing"), std::string::npos);
-  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"time":"Broken",)" + full_entry + "}")).find("unknown failure marker"), std::string::npos);
-  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"x":2,"time":1.0,)" + full_entry + "}")).find("cache[\"1,1\"].x"), std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1,1":{"time":1.0,)" + full_entry + "}")).find("the key has 3 values"),
+            std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,3":{"time":1.0,)" + full_entry + "}")).find("value '3' of 'y'"),
+            std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"time":1.0})")).find("cache[\"1,1\"].compile_time: missing"),
+            std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"compile_time":1})")).find("cache[\"1,1\"].time: missing"),
+            std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"time":"Broken",)" + full_entry + "}")).find("unknown failure marker"),
+            std::string::npos);
+  EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"x":2,"time":1.0,)" + full_entry + "}")).find("cache[\"1,1\"].x"),
+            std::string::npos);
   EXPECT_NE(kt_error("{\"schema_version\":\"1.0.0\",\"cache\":{").find("not a JSON document"), std::string::npos);
 }

@@ -43,7 +43,8 @@ class host_device final : public device {
              int& rc) override {
     const auto t0 = std::chrono::steady_clock::now();
     rc = 0;
-    for (int i = 0; i < std::max(repeat, 1) && rc == 0; ++i) rc = fn(args.data(), static_cast<int>(args.size()), sizes.data(), nullptr);
+    for (int i = 0; i < std::max(repeat, 1) && rc == 0; ++i)
+      rc = fn(args.data(), static_cast<int>(args.size()), sizes.data(), nullptr);
     const auto t1 = std::chrono::steady_clock::now();
     return std::chrono::duration<double>(t1 - t0).count();
   }

@@ -69,7 +69,8 @@ class cuda_device final : public device {
              int& rc) override {
     check(cudaEventRecord(start_, stream_), "cudaEventRecord");
     rc = 0;
-    for (int i = 0; i < std::max(repeat, 1) && rc == 0; ++i) rc = fn(args.data(), static_cast<int>(args.size()), sizes.data(), stream_);
+    for (int i = 0; i < std::max(repeat, 1) && rc == 0; ++i)
+      rc = fn(args.data(), static_cast<int>(args.size()), sizes.data(), stream_);
     check(cudaDeviceSynchronize(), "kernel");
     check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
     check(cudaEventSynchronize(stop_), "cudaEventSynchronize");
@@ -82,7 +83,8 @@ class cuda_device final : public device {
   void collect(const std::vector<arena_arg>& args, const std::vector<glp_arg>& staged) override {
     for (std::size_t i = 0; i < args.size() && i < staged.size(); ++i)
       check(cudaMemcpyAsync(args[i].host, staged[i].data, static_cast<std::size_t>(args[i].count) * dtype_bytes(args[i].dtype),
-                            cudaMemcpyDeviceToHost, stream_), "download");
+                            cudaMemcpyDeviceToHost, stream_),
+            "download");
     check(cudaStreamSynchronize(stream_), "download");
   }
 
@@ -149,8 +151,8 @@ class cuda_device final : public device {
       if (!f) throw device_fault(std::string("cuBLAS lacks ") + name);
       return f;
     };
-    using gemm_fn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const T*,
-                                       const T*, int, const T*, int, const T*, T*, int);
+    using gemm_fn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const T*, const T*,
+                                       int, const T*, int, const T*, T*, int);
     const auto create = reinterpret_cast<decltype(&cublasCreate_v2)>(sym("cublasCreate_v2"));
     const auto destroy = reinterpret_cast<decltype(&cublasDestroy_v2)>(sym("cublasDestroy_v2"));
     const auto set_stream = reinterpret_cast<decltype(&cublasSetStream_v2)>(sym("cublasSetStream_v2"));
@@ -168,8 +170,8 @@ class cuda_device final : public device {
     double best = 0;
     for (int rep = 0; rep < 4; ++rep) {
       check(cudaEventRecord(start_, stream_), "probe");
-      gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, static_cast<const T*>(scratch_a), n,
-           static_cast<const T*>(scratch_b), n, &beta, c, n);
+      gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, static_cast<const T*>(scratch_a), n, static_cast<const T*>(scratch_b), n,
+           &beta, c, n);
       check(cudaEventRecord(stop_, stream_), "probe");
       check(cudaEventSynchronize(stop_), "probe");
       float ms = 0;

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "util/error.hpp"
@@ -105,12 +105,14 @@ llm_client::llm_client(llm_endpoint endpoint, llm_budget budget, std::uint64_t j
 
 std::string llm_client::masked(std::string text) const {
   if (key_.empty()) return text;
-  for (auto pos = text.find(key_); pos != std::string::npos; pos = text.find(key_, pos + 3)) text.replace(pos, key_.size(), "***");
+  for (auto pos = text.find(key_); pos != std::string::npos; pos = text.find(key_, pos + 3))
+    text.replace(pos, key_.size(), "***");
   return text;
 }
 
 bool llm_client::exhausted() const {
-  return (budget_.max_tokens > 0 && tokens_spent_ >= budget_.max_tokens) || (budget_.max_cost > 0 && cost_spent_ >= budget_.max_cost);
+  return (budget_.max_tokens > 0 && tokens_spent_ >= budget_.max_tokens) ||
+         (budget_.max_cost > 0 && cost_spent_ >= budget_.max_cost);
 }
 
 llm_reply llm_client::chat(const std::vector<chat_message>& messages) {
@@ -127,7 +129,9 @@ llm_reply llm_client::chat(const std::vector<chat_message>& messages) {
     out.reason = "the LLM budget of this run is spent";
     return finish();
   }
-  json body{{"model", endpoint_.model}, {"temperature", endpoint_.temperature}, {"max_tokens", endpoint_.max_tokens},
+  json body{{"model", endpoint_.model},
+            {"temperature", endpoint_.temperature},
+            {"max_tokens", endpoint_.max_tokens},
             {"messages", json::array()}};
   for (const auto& m : messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
   const std::string text = body.dump();
@@ -168,7 +172,8 @@ llm_reply llm_client::chat(const std::vector<chat_message>& messages) {
         out.completion_tokens = j["usage"].value("completion_tokens", std::int64_t{0});
       }
       out.cost = (static_cast<double>(out.prompt_tokens) * endpoint_.price_prompt_per_mtok +
-                  static_cast<double>(out.completion_tokens) * endpoint_.price_completion_per_mtok) / 1e6;
+                  static_cast<double>(out.completion_tokens) * endpoint_.price_completion_per_mtok) /
+                 1e6;
       tokens_spent_ += out.prompt_tokens + out.completion_tokens;
       cost_spent_ += out.cost;
       if (!content) {

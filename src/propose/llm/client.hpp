@@ -15,7 +15,7 @@
 namespace galapagos::propose {
 
 struct llm_endpoint {
-  std::string url;          // e.g. http://127.0.0.1:8000/v1/chat/completions
+  std::string url;  // e.g. http://127.0.0.1:8000/v1/chat/completions
   std::string model;
   double temperature = 0.7;
   int max_tokens = 2048;    // of the completion

@@ -63,7 +63,8 @@ std::vector<std::pair<std::size_t, std::size_t>> regions(const std::vector<std::
     }
   }
   if (inside) throw std::invalid_argument("evolve region opened and never closed");
-  if (out.empty()) throw std::invalid_argument("the source has no evolve region (galapagos:evolve-begin ... galapagos:evolve-end)");
+  if (out.empty())
+    throw std::invalid_argument("the source has no evolve region (galapagos:evolve-begin ... galapagos:evolve-end)");
   return out;
 }
 
@@ -99,7 +100,8 @@ parsed_edits parse_edits(const std::string& answer) {
         opened_at = line_no;
       }
     } else if (state == in_search) {
-      if (t == "=======") state = in_replace;
+      if (t == "=======")
+        state = in_replace;
       else if (t == "<<<<<<< SEARCH" || t == ">>>>>>> REPLACE") {
         out.problems.push_back("block at line " + std::to_string(opened_at) + ": no ======= between SEARCH and REPLACE");
         state = t == "<<<<<<< SEARCH" ? in_search : outside;
@@ -159,7 +161,8 @@ edit_result apply_edits(const std::string& source, const std::vector<edit_block>
                      : "the SEARCH part lies outside the evolve regions, which alone may change";
     } else {
       const std::size_t at = found.front();
-      lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(at), lines.begin() + static_cast<std::ptrdiff_t>(at + wanted.size()));
+      lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(at),
+                  lines.begin() + static_cast<std::ptrdiff_t>(at + wanted.size()));
       lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), replacement.begin(), replacement.end());
       o.applied = true;
     }

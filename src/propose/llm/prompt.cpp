@@ -36,7 +36,8 @@ std::string render_prompt(const std::string& text, const std::map<std::string, s
     if (it == values.end()) {
       std::string known;
       for (const auto& [k, v] : values) known += (known.empty() ? "" : ", ") + k;
-      throw error(origin, "line " + std::to_string(line) + ": no value for the placeholder {{" + name + "}} (known: " + known + ")");
+      throw error(origin,
+                  "line " + std::to_string(line) + ": no value for the placeholder {{" + name + "}} (known: " + known + ")");
     }
     return it->second;
   });

@@ -43,7 +43,8 @@ llm_proposer::llm_proposer(llm_settings settings, std::uint64_t seed)
   system_text_ = read_text(settings_.system_prompt, "prompt template");
   variation_text_ = read_text(settings_.variation_prompt, "prompt template");
   repair_text_ = read_text(settings_.repair_prompt, "prompt template");
-  for (const auto& n : settings_.notes) notes_ += "\n## Notes: " + n.filename().string() + "\n\n" + read_text(n, "notes file") + "\n";
+  for (const auto& n : settings_.notes)
+    notes_ += "\n## Notes: " + n.filename().string() + "\n\n" + read_text(n, "notes file") + "\n";
   std::uint64_t k = 0;
   for (const auto& m : settings_.models)
     clients_.push_back(std::make_unique<llm_client>(m.endpoint, llm_budget{}, core::derive_seed(seed, 17, k++)));
@@ -97,7 +98,8 @@ std::vector<call_record> llm_proposer::vary(const variation_request& request, co
     const auto& reply = rec.reply;
     tokens_ += reply.prompt_tokens + reply.completion_tokens;
     cost_ += reply.cost;
-    const double call_cost = reply.cost > 0 ? reply.cost : 1e-6 * static_cast<double>(reply.prompt_tokens + reply.completion_tokens);
+    const double call_cost =
+        reply.cost > 0 ? reply.cost : 1e-6 * static_cast<double>(reply.prompt_tokens + reply.completion_tokens);
     double gain = 0;
     std::string problem;  // what the model is told went wrong this turn
     if (reply.status != "ok") {
@@ -119,7 +121,8 @@ std::vector<call_record> llm_proposer::vary(const variation_request& request, co
         rec.edits_applied = applied.applied();
         rec.edits_failed = static_cast<int>(applied.outcomes.size()) - rec.edits_applied;
         for (std::size_t i = 0; i < applied.outcomes.size(); ++i)
-          if (!applied.outcomes[i].applied) notes.push_back("block " + std::to_string(i + 1) + " was not applied: " + applied.outcomes[i].reason);
+          if (!applied.outcomes[i].applied)
+            notes.push_back("block " + std::to_string(i + 1) + " was not applied: " + applied.outcomes[i].reason);
         if (rec.edits_applied == 0) {
           rec.outcome = "edits_not_applied";
           problem = "None of your SEARCH/REPLACE blocks could be applied.";
@@ -145,7 +148,8 @@ std::vector<call_record> llm_proposer::vary(const variation_request& request, co
       } else if (judged.status == "ok") {
         rec.outcome = "accepted";
         if (std::isfinite(request.parent_time_s) && judged.time_s > 0) gain = std::log(request.parent_time_s / judged.time_s);
-        feedback_ = "Your last proposal was accepted: " + judged.message + (notes_text.empty() ? "" : "\nNotes on it:\n" + notes_text);
+        feedback_ =
+            "Your last proposal was accepted: " + judged.message + (notes_text.empty() ? "" : "\nNotes on it:\n" + notes_text);
         problem = feedback_ + "\nRefine it: one more change that should make it faster still.";
         current = changed;
       } else {
@@ -161,8 +165,9 @@ std::vector<call_record> llm_proposer::vary(const variation_request& request, co
     if (turn + 1 >= settings_.turns) break;
     messages.push_back({"assistant", reply.text});
     const std::string& next = rec.outcome == "accepted" ? problem : feedback_;  // a refinement asks for more
-    messages.push_back({"user", render_prompt(repair_text_, {{"feedback", next}, {"source", current}, {"language", values["language"]}},
-                                              settings_.repair_prompt.string())});
+    messages.push_back(
+        {"user", render_prompt(repair_text_, {{"feedback", next}, {"source", current}, {"language", values["language"]}},
+                               settings_.repair_prompt.string())});
   }
   return records;
 }

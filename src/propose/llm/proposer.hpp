@@ -27,16 +27,16 @@ struct llm_model {
 };
 
 struct llm_settings {
-  std::vector<llm_model> models;  // empty: the island proposes genomes only
-  llm_budget budget;              // this island's part of the run's budget
-  bool bandit = false;            // move weight to the model that improves most per cost
-  double share = 0.25;            // of each generation's new candidates (after the first)
+  std::vector<llm_model> models;      // empty: the island proposes genomes only
+  llm_budget budget;                  // this island's part of the run's budget
+  bool bandit = false;                // move weight to the model that improves most per cost
+  double share = 0.25;                // of each generation's new candidates (after the first)
   std::vector<double> island_shares;  // per island (island i: [i % size]), instead of share
-  bool refine = false;            // after an accepted candidate, spend the turns left on refining it
-  int turns = 3;                  // model turns per variation: the proposal, then repairs
-  int stagnation_generations = 3; // no better best for this long: ask for another direction
-  bool whole_file = false;        // edits may change every line, not only the evolve regions
-  int elites_in_prompt = 3;       // elites shown with their measurements
+  bool refine = false;                // after an accepted candidate, spend the turns left on refining it
+  int turns = 3;                      // model turns per variation: the proposal, then repairs
+  int stagnation_generations = 3;     // no better best for this long: ask for another direction
+  bool whole_file = false;            // edits may change every line, not only the evolve regions
+  int elites_in_prompt = 3;           // elites shown with their measurements
   std::filesystem::path system_prompt, variation_prompt, repair_prompt;
   std::vector<std::filesystem::path> notes;  // hardware notes given as context
   bool enabled() const { return !models.empty(); }

@@ -54,6 +54,7 @@ GLP_EXPORT int glp_generate(const char* spec, const glp_arg* args, int nargs, co
     return 1;
   }
   double* in = static_cast<double*>(args[0].data);
-  for (int64_t i = 0; i < sizes[0]; ++i) in[i] = static_cast<double>((seed + 7 * static_cast<uint64_t>(i) + distribution) % 1000) / 1000.0;
+  for (int64_t i = 0; i < sizes[0]; ++i)
+    in[i] = static_cast<double>((seed + 7 * static_cast<uint64_t>(i) + distribution) % 1000) / 1000.0;
   return 0;
 }

@@ -13,8 +13,9 @@ GLP_EXPORT int glp_reference(const glp_arg* args, int nargs, const int64_t* size
   if (!Kokkos::is_initialized()) return 4;
   const double* in = static_cast<const double*>(args[0].data);
   double* out = static_cast<double*>(args[1].data);
-  Kokkos::parallel_for("glp_reference_axpb", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n),
-                       KOKKOS_LAMBDA(const int64_t i) { out[i] = 2.0 * in[i] + 1.0; });
+  Kokkos::parallel_for(
+      "glp_reference_axpb", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n),
+      KOKKOS_LAMBDA(const int64_t i) { out[i] = 2.0 * in[i] + 1.0; });
   Kokkos::fence();
   return 0;
 }
