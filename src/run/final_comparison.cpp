@@ -54,6 +54,9 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   store::candidate_row w;
   record_measurement(m, w);
   const double speedup = m.status == eval::candidate_status::ok ? fastest / w.time_median_s : nan;
+  // Whether the winner beat the fastest baseline in the final interleaved comparison: 1, 0, or
+  // NaN when there is nothing to compare (the winner failed, or no baseline measured).
+  const double beat = std::isfinite(speedup) ? (speedup > 1 ? 1.0 : 0.0) : nan;
   const json strings = {{"candidate_id", std::to_string(best.id)},
                         {"params", best.params},
                         {"status", w.status},
@@ -70,6 +73,7 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
                                                              {"time_spread_s", w.time_spread_s},
                                                              {"repetitions", w.repetitions},
                                                              {"speedup", speedup},
+                                                             {"beat_baseline", beat},
                                                              {"roofline_fraction", w.roofline_fraction},
                                                              {"rel_error", w.rel_error},
                                                              {"energy_j", w.energy_j},
@@ -90,6 +94,9 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
     for (std::size_t i = 1; i < ms.size(); ++i)
       report::line("  baseline %s: %s, roofline fraction %.0f%%", b.baselines[i - 1].name.c_str(),
                    format_seconds(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
+    if (beat == 0)
+      report::line("  no candidate beat %s: the best one takes %.2fx its time; keep %s", fastest_name.c_str(), 1 / speedup,
+                   fastest_name.c_str());
     for (std::size_t i = 0; i < ms.size(); ++i)
       if (std::isfinite(ms[i].energy_j))
         report::line("  energy %s: %.3g mJ per call at %.0f W, SM clock %.0f MHz, %d of %d timed runs throttled",

@@ -76,6 +76,8 @@ with h5py.File(path, "r") as f:
         check(text(w["status"]) == "ok", f"winner failed its final check: {text(w['reason'])}")
         check(w["speedup"] > 0 and w["roofline_fraction"] > 0, "winner without speedup or roofline fraction")
         check(int(text(w["candidate_id"])) in ids, "winner is not a recorded candidate")
+        check(float(w["beat_baseline"]) == (1.0 if w["speedup"] > 1 else 0.0),
+              f"beat_baseline {w['beat_baseline']} disagrees with the winner's speedup {w['speedup']}")
 
 if errors:
     print("\n".join("FAIL: " + e for e in errors))

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# no_improvement.sh GALAPAGOS SOURCE_DIR WORK: a CPU search whose template cannot beat its baseline
+# (tests/data/kernels/llm_axpb: sixteen useless divisions per element) says so plainly. The run
+# completes with exit 0, prints "no candidate beat openmp_plain" with the winner, and /winner
+# records beat_baseline = 0 beside a speedup below 1.
+set -uo pipefail
+galapagos=$1 src=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+cat >"$work/run.toml" <<TOML
+[run]
+family = "llm_axpb"
+backend = "cpu"
+kernel_paths = ["$src/tests/data/kernels"]
+[search]
+budget = 4
+seed = 5
+population = 2
+offspring = 2
+[migration]
+topology = "none"
+[eval]
+timeout_s = 30
+seeds = 1
+min_repetitions = 3
+max_repetitions = 6
+time_cap_s = 0.3
+final_rounds = 3
+cache_dir = "$work/cache"
+TOML
+"$galapagos" run "$work/run.toml" --out "$work/slow.h5" >"$work/log" 2>&1
+code=$?
+cat "$work/log"
+[[ $code -eq 0 ]] || fail "the completed search exited $code"
+grep -q "^  no candidate beat openmp_plain: the best one takes [0-9.]*x its time; keep openmp_plain$" "$work/log" ||
+  fail "the run does not say that no candidate beat the baseline"
+/usr/bin/python3 - "$work/slow.h5" <<'PY' || fail "/winner does not record the outcome"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    w = f["winner"].attrs
+    assert float(w["speedup"]) < 1, f"the template beat its baseline after all: speedup {w['speedup']}"
+    assert float(w["beat_baseline"]) == 0.0, f"beat_baseline = {w['beat_baseline']}"
+    print(f"/winner: speedup {float(w['speedup']):.3f}, beat_baseline {float(w['beat_baseline']):.0f}")
+PY
+echo "no improvement said plainly"
