@@ -237,6 +237,9 @@ def winner_facts(r, cost):
     if w:
         ev.append(("final check", f"{w.get('status', '-')}" + (f": {w['reason']}" if w.get("reason") else "")))
         ev.append(("method", str(w.get("method", "-"))))
+        if w.get("beat_baseline") in (0, 1):
+            ev.append(("outcome", f"{'beat' if w['beat_baseline'] == 1 else 'did not beat'} the fastest baseline, "
+                                  f"{w.get('fastest_baseline', '?')}, in the final interleaved comparison"))
     seeds = (cost or {}).get("seeds")
     sizes = (cost or {}).get("accept_sizes")
     if sizes:
@@ -424,6 +427,11 @@ def main(argv):
             notes.append("The run is not finished (stopped or still running): this is its last checkpoint.")
         if not r.winner:
             notes.append("No /winner: the winner was never timed interleaved with the baselines; figures are the search's.")
+        elif r.winner.get("beat_baseline") == 0:
+            speedup = r.winner.get("speedup")
+            slower = f" the winner takes {1 / speedup:.2f}x its time" if isinstance(speedup, float) and speedup > 0 else ""
+            notes.append(f"No candidate beat {r.winner.get('fastest_baseline', 'the fastest baseline')}: in the final interleaved "
+                         f"comparison{slower or ' the winner was not faster'}. Keep the baseline.")
         make_plots(r, work, cost)
         sections = winner_facts(r, cost)
         run_rows = run_facts(r)

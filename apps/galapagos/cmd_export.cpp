@@ -146,7 +146,11 @@ int export_command(const std::vector<std::string>& args) {
     double reps = c.repetitions;
     std::string method = "the search's own timing (the candidate is not the run's winner)";
     json speedups = json::object();
+    json outcome = nullptr;  // the run's winner: whether it beat the fastest baseline (/winner beat_baseline)
     if (is_winner) {
+      if (const auto beat = f.number_attribute("/winner", "beat_baseline"); beat && (*beat == 0 || *beat == 1))
+        outcome = {{"beat_baseline", *beat == 1},
+                   {"fastest_baseline", f.string_attribute("/winner", "fastest_baseline").value_or("")}};
       t_median = f.number_attribute("/winner", "time_median_s").value_or(t_median);
       t_min = f.number_attribute("/winner", "time_min_s").value_or(t_min);
       t_spread = f.number_attribute("/winner", "time_spread_s").value_or(t_spread);
@@ -190,7 +194,8 @@ int export_command(const std::vector<std::string>& args) {
             {"rel_error", json_number(rel)},
             {"tolerance", fam.tolerance},
             {"method", method},
-            {"speedup_over", speedups}}},
+            {"speedup_over", speedups},
+            {"outcome", outcome}}},
           {"held_out",
            {{"problems", held_desc},
             {"seeds_per_problem", settings.checks.seeds},

@@ -170,6 +170,9 @@ std::string evidence_markdown(const json& evidence, const std::string& source_na
        << (s["speedup"].is_null() ? std::string("- (baseline failed)") : fixed(s["speedup"].get<double>(), "%.2fx"))
        << " (baseline " << (s["baseline_median_s"].is_null() ? "-" : format_seconds(s["baseline_median_s"].get<double>()))
        << ")\n";
+  if (const json outcome = search.value("outcome", json()); outcome.is_object() && !outcome.at("beat_baseline").get<bool>())
+    md << "- **no candidate beat " << outcome.at("fastest_baseline").get<std::string>()
+       << "**: in the run's final interleaved comparison the winner was not faster; keep the baseline\n";
   md << "\n## Held-out check (now)\n\n"
      << "- " << held_desc.size() << " problems the search never used x " << held_seeds << " fresh secret input seed"
      << (held_seeds == 1 ? "" : "s") << " each: ";

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # no_improvement.sh GALAPAGOS SOURCE_DIR WORK: a CPU search whose template cannot beat its baseline
 # (tests/data/kernels/llm_axpb: sixteen useless divisions per element) says so plainly. The run
-# completes with exit 0, prints "no candidate beat openmp_plain" with the winner, and /winner
-# records beat_baseline = 0 beside a speedup below 1.
+# completes with exit 0, prints "no candidate beat openmp_plain" with the winner, /winner records
+# beat_baseline = 0 beside a speedup below 1, and the report and the export package say it too.
 set -uo pipefail
 galapagos=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
@@ -42,4 +42,12 @@ with h5py.File(sys.argv[1], "r") as f:
     assert float(w["beat_baseline"]) == 0.0, f"beat_baseline = {w['beat_baseline']}"
     print(f"/winner: speedup {float(w['speedup']):.3f}, beat_baseline {float(w['beat_baseline']):.0f}")
 PY
-echo "no improvement said plainly"
+# The report and the export package say it too.
+"$galapagos" report "$work/slow.h5" --out "$work/report" >"$work/report.log" 2>&1 || { cat "$work/report.log"; fail "report failed"; }
+grep -q "No candidate beat openmp_plain" "$work/report/report.md" || fail "the report does not say that no candidate beat the baseline"
+grep -q "did not beat the fastest baseline, openmp_plain" "$work/report/report.md" || fail "the report's evidence has no outcome"
+"$galapagos" export "$work/slow.h5" --out "$work/export" >"$work/export.log" 2>&1 || { cat "$work/export.log"; fail "export failed"; }
+grep -q '^- \*\*no candidate beat openmp_plain\*\*' "$work/export/EVIDENCE.md" || fail "EVIDENCE.md does not say that no candidate beat the baseline"
+/usr/bin/python3 -c 'import json, sys; o = json.load(open(sys.argv[1]))["search"]["outcome"]; assert o == {"beat_baseline": False, "fastest_baseline": "openmp_plain"}, o' \
+  "$work/export/evidence.json" || fail "evidence.json has no outcome"
+echo "no improvement said plainly: output, /winner, report, export"
