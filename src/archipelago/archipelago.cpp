@@ -481,7 +481,7 @@ int search(MPI_Comm comm, const search_start& st) {
     }
   }
   auto report_checkpoints = [&] {
-    const double session_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - session_t0).count();
+    const double session_s = since_start();
     report::line("checkpoints: %d written, %.1f ms each on average (%.2f%% of this session's %.1f s)", checkpoints->count(),
                  checkpoints->count() ? 1e3 * checkpoints->total_s() / checkpoints->count() : 0.0,
                  session_s > 0 ? 100 * checkpoints->session_s() / session_s : 0.0, session_s);

@@ -302,7 +302,7 @@ resume_plan read_resume_plan(const std::string& path) {
         throw error(path, "/sources/" + hash[r] + " is missing: candidate " + std::to_string(ids[r]) + " was built from it");
       p.sources[hash[r]] = *text;
     }
-    if (status[r] == "ok" &&
+    if (eval::stored_ok(status[r]) &&
         (!p.best || median[r] < p.best->time_median_s || (median[r] == p.best->time_median_s && ids[r] < p.best->id)))
       p.best = row_at(r);
   }

@@ -73,7 +73,7 @@ std::string progress_display::live_line(const generation_status& s) {
   return buf;
 }
 
-progress_display::progress_display(verbosity v, bool live) : level_(v), live_(live && v == verbosity::normal) {}
+progress_display::progress_display(verbosity v, bool live) : live_(live && v == verbosity::normal) {}
 
 progress_display progress_display::for_rank(int rank, verbosity v) {
   // mpirun (Open MPI) hands its ranks a pseudo-terminal whatever its own output is, a batch log

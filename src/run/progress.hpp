@@ -49,7 +49,6 @@ class progress_display {
   void finish();
 
   bool live() const { return live_; }
-  verbosity level() const { return level_; }
 
   static std::string plain_line(const generation_status& s);
   static std::string live_line(const generation_status& s);
@@ -57,7 +56,6 @@ class progress_display {
   static double seconds_left(const generation_status& s);
 
  private:
-  verbosity level_;
   bool live_;
 };
 
