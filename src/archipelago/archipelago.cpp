@@ -451,6 +451,19 @@ int search(MPI_Comm comm, const search_start& st) {
   for (auto& [src, text] : records.finish())
     if (rank == 0) runner.absorb(text);
 
+  // How far the measurements moved during the search, over each group's islands (the winner's
+  // noise warning): every island takes part, whichever picks the winner.
+  run::search_noise noise;
+  if (finished) {
+    const auto [fastest_s, slowest_s] = runner.baseline_range();
+    const auto& probed = s->evaluator->measured();
+    auto low = [](double v) { return v > 0 ? v : inf; };  // an island with no probe of its own
+    double lows[6] = {fastest_s,          -slowest_s, low(probed.bandwidth_gbs), -probed.bandwidth_gbs, low(probed.peak_gflops),
+                      -probed.peak_gflops};
+    MPI_Allreduce(MPI_IN_PLACE, lows, 6, MPI_DOUBLE, MPI_MIN, groups.comm());
+    noise = {best_name, lows[0], -lows[1], lows[2], -lows[3], lows[4], -lows[5]};
+  }
+
   int code = 0;
   // The other groups of a mixed job: their leaders pick and compare their winners and send them
   // to rank 0 for the file.
@@ -474,7 +487,7 @@ int search(MPI_Comm comm, const search_start& st) {
       }
       json w = nullptr;
       if (best)
-        w = final_comparison(*s, *best, best_source, groups.kind_of()[static_cast<std::size_t>(rank)] + " ", code);
+        w = final_comparison(*s, *best, best_source, groups.kind_of()[static_cast<std::size_t>(rank)] + " ", noise, code);
       else
         report::line("%s: no correct candidate was found", groups.kind_of()[static_cast<std::size_t>(rank)].c_str());
       send_text(comm, 0, w.dump());
@@ -500,7 +513,7 @@ int search(MPI_Comm comm, const search_start& st) {
     } else {
       write_winner(*file, "/winner",
                    final_comparison(*s, *best, runner.variant_source(best->source_hash),
-                                    groups.mixed() ? groups.kind_of()[0] + " " : "", code));
+                                    groups.mixed() ? groups.kind_of()[0] + " " : "", noise, code));
     }
     for (int leader : other_leaders) {  // the other groups' winners, compared by their leaders
       const json w = json::parse(receive_text(comm, leader));

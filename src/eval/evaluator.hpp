@@ -142,6 +142,9 @@ class measurer {
   virtual std::vector<measurement> evaluate_interleaved(const std::vector<candidate_source>& cs, int rounds) = 0;
   // Candidates about to be measured, to build ahead on spare cores (nothing for a recording).
   virtual void compile_ahead(const std::vector<candidate_source>&) {}
+  // The fastest baseline re-timed by `island` at the start of `generation`, for the speedups of
+  // that generation's candidates: measured as any candidate is, or served from a recording.
+  virtual measurement retime_baseline(const candidate_source& c, int /*island*/, int /*generation*/) { return evaluate(c); }
 };
 
 class evaluator final : public measurer {

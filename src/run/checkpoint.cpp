@@ -25,6 +25,7 @@ using nlohmann::json;
 namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 json num(double v) { return util::json_number(v); }  // a short name: records hold many numbers
 double num_or(const json& j, double null_value) { return j.is_null() ? null_value : j.get<double>(); }
@@ -40,6 +41,10 @@ std::string to_json_text(const island_snapshot& s) {
               {"failed", s.failed},
               {"next_id", s.next_id},
               {"best_time_s", num(s.best_time_s)},
+              {"best_speedup", num(s.best_speedup)},
+              {"baseline_time_s", num(s.baseline_time_s)},
+              {"baseline_min_s", num(s.baseline_min_s)},
+              {"baseline_max_s", num(s.baseline_max_s)},
               {"wall_time_s", s.wall_time_s},
               {"migrants_through", s.migrants_through},
               {"sources_sent", s.sources_sent},
@@ -59,6 +64,10 @@ island_snapshot snapshot_from_json(const std::string& text) {
   s.failed = j.at("failed");
   s.next_id = j.at("next_id");
   s.best_time_s = num_or(j.at("best_time_s"), inf);
+  s.best_speedup = num_or(j.value("best_speedup", json()), nan);  // absent before the baseline was re-timed
+  s.baseline_time_s = num_or(j.value("baseline_time_s", json()), nan);
+  s.baseline_min_s = num_or(j.value("baseline_min_s", json()), inf);
+  s.baseline_max_s = num_or(j.value("baseline_max_s", json()), 0);
   s.wall_time_s = j.at("wall_time_s");
   s.migrants_through = j.at("migrants_through");
   s.sources_sent = j.at("sources_sent");
@@ -146,6 +155,10 @@ void checkpoint_writer::write(bool announce) {
     working_.set_attribute(group, "failed", s.failed);
     working_.set_attribute(group, "next_candidate_id", static_cast<double>(s.next_id));
     working_.set_attribute(group, "best_time_s", s.best_time_s);
+    working_.set_attribute(group, "best_speedup", s.best_speedup);
+    working_.set_attribute(group, "baseline_time_s", s.baseline_time_s);
+    working_.set_attribute(group, "baseline_min_s", s.baseline_min_s);
+    working_.set_attribute(group, "baseline_max_s", s.baseline_max_s);
     working_.set_attribute(group, "wall_time_s", s.wall_time_s);
     working_.set_attribute(group, "migrants_received_through", s.migrants_through);
     working_.set_attribute(group, "sources_sent", s.sources_sent ? 1 : 0);
@@ -244,6 +257,10 @@ resume_plan read_resume_plan(const std::string& path) {
     s.failed = static_cast<int>(required_number(g, "failed"));
     s.next_id = static_cast<std::int64_t>(required_number(g, "next_candidate_id"));
     s.best_time_s = required_number(g, "best_time_s");
+    s.best_speedup = f.number_attribute(g, "best_speedup").value_or(nan);  // older files: the start-up's baseline
+    s.baseline_time_s = f.number_attribute(g, "baseline_time_s").value_or(nan);
+    s.baseline_min_s = f.number_attribute(g, "baseline_min_s").value_or(inf);
+    s.baseline_max_s = f.number_attribute(g, "baseline_max_s").value_or(0);
     s.wall_time_s = required_number(g, "wall_time_s");
     s.migrants_through = static_cast<int>(required_number(g, "migrants_received_through"));
     s.sources_sent = required_number(g, "sources_sent") != 0;
@@ -265,6 +282,7 @@ resume_plan read_resume_plan(const std::string& path) {
   const auto params = f.strings("/candidates", "params");
   const auto status = f.strings("/candidates", "status");
   const auto median = f.numbers("/candidates", "time_median_s");
+  const auto speedup = f.numbers("/candidates", "speedup");
   const auto origin = f.strings("/candidates", "origin");
   const auto hash = f.strings("/candidates", "source_hash");
   const auto generation = f.integers("/candidates", "generation");
@@ -279,6 +297,7 @@ resume_plan read_resume_plan(const std::string& path) {
     c.status = status[r];
     c.reason = reason[r];
     c.time_median_s = median[r];
+    c.speedup = speedup[r];
     c.origin = origin[r];
     c.source_hash = hash[r];
     return c;
@@ -359,9 +378,13 @@ std::string to_json_text(const resume_plan& p) {
   }
   json best = nullptr;
   if (p.best)
-    best = {{"id", p.best->id},         {"island", p.best->island},
-            {"params", p.best->params}, {"time_median_s", p.best->time_median_s},
-            {"origin", p.best->origin}, {"source_hash", p.best->source_hash}};
+    best = {{"id", p.best->id},
+            {"island", p.best->island},
+            {"params", p.best->params},
+            {"time_median_s", p.best->time_median_s},
+            {"origin", p.best->origin},
+            {"source_hash", p.best->source_hash},
+            {"speedup", util::json_number(p.best->speedup)}};
   return json{{"path", p.path},
               {"finished", p.finished},
               {"config_text", p.config_text},
@@ -424,6 +447,7 @@ resume_plan resume_plan_from_json(const std::string& text) {
     b.time_median_s = j["best"].at("time_median_s");
     b.origin = j["best"].value("origin", "");
     b.source_hash = j["best"].value("source_hash", "");
+    b.speedup = num_or(j["best"].value("speedup", json()), nan);
     p.best = b;
   }
   return p;

@@ -27,12 +27,15 @@ inline constexpr int checkpoint_format_version = 1;
 // them), and a resumed island takes their results instead of measuring them again.
 struct island_snapshot {
   int island = 0;
-  int generation = 0;             // generations completed
-  int evaluated = 0, failed = 0;  // candidates evaluated by this island (its rows in /candidates)
-  std::int64_t next_id = 0;       // the next candidate's number on this island
-  double best_time_s = 0;         // +inf: nothing correct yet
-  double wall_time_s = 0;         // search time so far, over every session
-  int migrants_through = 0;       // sender generation of the last migrants taken in (0: none)
+  int generation = 0;                             // generations completed
+  int evaluated = 0, failed = 0;                  // candidates evaluated by this island (its rows in /candidates)
+  std::int64_t next_id = 0;                       // the next candidate's number on this island
+  double best_time_s = 0;                         // +inf: nothing correct yet
+  double best_speedup = 0;                        // the best row's search-time speedup (NaN: none, or a checkpoint without it)
+  double baseline_time_s = 0;                     // the fastest baseline as last re-timed (NaN: not yet)
+  double baseline_min_s = 0, baseline_max_s = 0;  // its fastest and slowest correct re-timings (+inf, 0: none)
+  double wall_time_s = 0;                         // search time so far, over every session
+  int migrants_through = 0;                       // sender generation of the last migrants taken in (0: none)
   bool sources_sent = false;
   std::string rng_state;       // core::rng::state()
   std::string population;      // JSON [{"id", "fitness" (null = failed), "params"}]

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 #include "propose/llm/variant.hpp"
 #include "run/progress.hpp"
@@ -19,8 +20,41 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
+std::string describe_noise(const search_noise& n, double winner_s, double winner_iqr_s, const std::string& baseline,
+                           double baseline_s, double baseline_iqr_s) {
+  std::vector<std::string> parts;
+  char buf[256];
+  if (n.baseline_max_s > 0 && std::isfinite(n.baseline_min_s) && n.baseline_max_s > drift_limit * n.baseline_min_s) {
+    std::snprintf(buf, sizeof buf, "%s timed between %s and %s during the search (%.2fx)", n.baseline.c_str(),
+                  format_seconds(n.baseline_min_s).c_str(), format_seconds(n.baseline_max_s).c_str(),
+                  n.baseline_max_s / n.baseline_min_s);
+    parts.push_back(buf);
+  }
+  auto disagree = [&](double lo, double hi, const char* what, const char* unit) {
+    if (hi > 0 && std::isfinite(lo) && lo > 0 && hi > probe_limit * lo) {
+      std::snprintf(buf, sizeof buf, "the islands' %s probes between %.3g and %.3g %s (%.2fx)", what, lo, hi, unit, hi / lo);
+      parts.push_back(buf);
+    }
+  };
+  disagree(n.bandwidth_min_gbs, n.bandwidth_max_gbs, "bandwidth", "GB/s");
+  disagree(n.peak_min_gflops, n.peak_max_gflops, "arithmetic", "GFLOP/s");
+  if (std::isfinite(winner_s) && std::isfinite(baseline_s) && std::isfinite(winner_iqr_s) && std::isfinite(baseline_iqr_s)) {
+    const double w_lo = winner_s - winner_iqr_s / 2, w_hi = winner_s + winner_iqr_s / 2;
+    const double b_lo = baseline_s - baseline_iqr_s / 2, b_hi = baseline_s + baseline_iqr_s / 2;
+    if (w_lo <= b_hi && b_lo <= w_hi) {
+      std::snprintf(buf, sizeof buf, "the winner's interquartile range (%s to %s) overlaps %s's (%s to %s)",
+                    format_seconds(w_lo).c_str(), format_seconds(w_hi).c_str(), baseline.c_str(), format_seconds(b_lo).c_str(),
+                    format_seconds(b_hi).c_str());
+      parts.push_back(buf);
+    }
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out.empty() ? out : "the node's measurements moved during the run: " + out + "; the speedup is uncertain by as much";
+}
+
 json final_comparison(setup& s, const store::candidate_row& best, const std::string& variant_text, const std::string& group,
-                      int& code) {
+                      const search_noise& noise, int& code) {
   const auto& cfg = s.config;
   const auto& b = s.family.backend(cfg.backend);
   // An LLM-made winner is its own source with its own declared parameters.
@@ -39,13 +73,14 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
     eval::node_lock_guard hold(*s.lock);
     ms = s.measurer().evaluate_interleaved(sources, cfg.final_rounds);
   }
-  double fastest = inf;
+  double fastest = inf, fastest_iqr = nan;
   std::string fastest_name;
   json numbers = json::object();
   for (std::size_t i = 1; i < ms.size(); ++i) {
     numbers["baseline_" + b.baselines[i - 1].name + "_median_s"] = ms[i].time_median_s;
     if (ms[i].status == eval::candidate_status::ok && ms[i].time_median_s < fastest) {
       fastest = ms[i].time_median_s;
+      fastest_iqr = ms[i].time_spread_s;
       fastest_name = b.baselines[i - 1].name;
     }
   }
@@ -57,6 +92,11 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   // Whether the winner beat the fastest baseline in the final interleaved comparison: 1, 0, or
   // NaN when there is nothing to compare (the winner failed, or no baseline measured).
   const double beat = std::isfinite(speedup) ? (speedup > 1 ? 1.0 : 0.0) : nan;
+  const bool ok = m.status == eval::candidate_status::ok;
+  const std::string moved =
+      describe_noise(noise, ok ? m.time_median_s : nan, ok ? m.time_spread_s : nan, fastest_name, fastest, fastest_iqr);
+  const double drift =
+      noise.baseline_max_s > 0 && std::isfinite(noise.baseline_min_s) ? noise.baseline_max_s / noise.baseline_min_s : nan;
   const json strings = {{"candidate_id", std::to_string(best.id)},
                         {"params", best.params},
                         {"status", w.status},
@@ -66,13 +106,17 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
                         {"family", cfg.family},
                         {"backend", cfg.backend},
                         {"origin", best.origin},
-                        {"source_hash", best.source_hash}};
+                        {"source_hash", best.source_hash},
+                        {"noise", moved},
+                        {"ceilings", s.evaluator->describe_ceilings()}};
   for (const auto& [key, value] :
        std::initializer_list<std::pair<const char*, double>>{{"time_median_s", w.time_median_s},
                                                              {"time_min_s", w.time_min_s},
                                                              {"time_spread_s", w.time_spread_s},
                                                              {"repetitions", w.repetitions},
                                                              {"speedup", speedup},
+                                                             {"search_speedup", best.speedup},
+                                                             {"baseline_drift", drift},
                                                              {"beat_baseline", beat},
                                                              {"roofline_fraction", w.roofline_fraction},
                                                              {"rel_error", w.rel_error},
@@ -89,11 +133,12 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   } else {
     report::line("  time %s (min %s, IQR %s, %d interleaved runs)", format_seconds(m.time_median_s).c_str(),
                  format_seconds(m.time_min_s).c_str(), format_seconds(m.time_spread_s).c_str(), m.repetitions);
-    report::line("  speedup %.2fx over %s (%s), roofline fraction %.0f%%", speedup, fastest_name.c_str(),
-                 format_seconds(fastest).c_str(), 100 * m.roofline_fraction());
+    report::line("  speedup %.2fx over %s (%s), final interleaved; search-time %.2fx; roofline fraction %.0f%%", speedup,
+                 fastest_name.c_str(), format_seconds(fastest).c_str(), best.speedup, 100 * m.roofline_fraction());
     for (std::size_t i = 1; i < ms.size(); ++i)
       report::line("  baseline %s: %s, roofline fraction %.0f%%", b.baselines[i - 1].name.c_str(),
                    format_seconds(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
+    report::line("  roofline fractions: of the cost model's floor at %s", s.evaluator->describe_ceilings().c_str());
     if (beat == 0)
       report::line("  no candidate beat %s: the best one takes %.2fx its time; keep %s", fastest_name.c_str(), 1 / speedup,
                    fastest_name.c_str());
@@ -103,6 +148,7 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
                      i == 0 ? "winner" : b.baselines[i - 1].name.c_str(), 1e3 * ms[i].energy_j, ms[i].power_w, ms[i].sm_clock_mhz,
                      ms[i].throttled_runs, static_cast<int>(ms[i].sm_clocks_mhz.size()));
   }
+  if (!moved.empty()) report::line("  warning: %s", moved.c_str());
   code = std::max(code, failed);
   // JSON has no NaN: numbers that are not measured travel as null and are written as NaN.
   for (auto& [key, value] : numbers.items())

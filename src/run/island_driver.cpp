@@ -10,7 +10,7 @@ island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_si
       migrants_(migrants),
       records_(records),
       stop_(stop),
-      best_baseline_s_(best_baseline_s),
+      baseline_s_(best_baseline_s),
       best_baseline_name_(std::move(best_baseline_name)),
       progress_(progress_display::for_rank(migrants.rank(), report::level())),
       island_(*s.space, s.config.ga, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(migrants.rank()))),
@@ -20,6 +20,8 @@ island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_si
   const std::string text = util::read_file(tmpl.source.string());
   variants_.push_back({util::hash_text(text), text, nullptr});
   variant_of_hash_[variants_[0].hash] = 0;
+  for (const auto& b : s.family.backend(s.config.backend).baselines)
+    if (b.name == best_baseline_name_) fastest_baseline_ = &b;
   const auto& kinds = s.config.strategy_kinds;
   const std::string kind = kinds[static_cast<std::size_t>(me) % kinds.size()];
   if (kind != "ga") {  // another strategy proposes the template's genomes; the island keeps the population
@@ -109,6 +111,10 @@ island_snapshot island_driver::impl::snapshot(double wall_s) {
   c.failed = failed_;
   c.next_id = next_id_;
   c.best_time_s = best_time_;
+  c.best_speedup = best_speedup_;
+  c.baseline_time_s = baseline_s_;
+  c.baseline_min_s = baseline_min_s_;
+  c.baseline_max_s = baseline_max_s_;
   c.wall_time_s = wall_s;
   c.migrants_through = migrants_through_;
   c.sources_sent = sources_sent_;
@@ -197,7 +203,8 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
   record_measurement(m, r);
   r.compile_time_s = m.compile_time_s;
   r.eval_time_s = m.eval_time_s;
-  r.speedup = ok ? best_baseline_s_ / m.time_median_s : nan;
+  r.baseline_time_s = baseline_s_;
+  r.speedup = ok ? baseline_s_ / m.time_median_s : nan;
   r.device_time_s = m.device_time_s;
   take_result(p, r);
   batch_.candidates.push_back(r);
@@ -217,7 +224,10 @@ void island_driver::impl::take_result(const core::point& p, const store::candida
   if (strategy_ && p.variant == 0) strategy_->tell({p.g, fitness, r.id});
   ++evaluated_;
   if (!ok) ++failed_;
-  if (ok) best_time_ = std::min(best_time_, r.time_median_s);
+  if (ok && r.time_median_s < best_time_) {
+    best_time_ = r.time_median_s;
+    best_speedup_ = r.speedup;
+  }
   if (ok && (!best_own_ || r.time_median_s < best_own_->time_median_s)) best_own_ = r;
 }
 
@@ -248,7 +258,7 @@ void island_driver::impl::report_generation(double wall_s) {
   const int gen = island_.generation();
   int k = 0;
   for (const auto& ind : island_.population()) batch_.populations.push_back({rank, gen, k++, ind.id, ind.fitness});
-  const double speedup = std::isfinite(best_time_) ? best_baseline_s_ / best_time_ : nan;
+  const double speedup = best_speedup_;
   const double busy_s = s_.evaluator->device_busy_s() - busy_at_start_s_;
   batch_.generations.push_back({rank, gen, evaluated_, failed_, best_time_, speedup, wall_s, busy_s});
   if (report::level() == verbosity::verbose)  // this generation's correct candidates (failures are shown as they fail)
@@ -257,6 +267,29 @@ void island_driver::impl::report_generation(double wall_s) {
         progress_.candidate(rank, static_cast<long long>(c.id), c.status, c.reason, c.time_median_s, c.params);
   progress_.generation({rank, gen, evaluated_, failed_, s_.config.budget, best_time_, speedup, best_baseline_name_, wall_s});
   if (static_cast<int>(island_.evaluated()) >= s_.config.budget) progress_.finish();  // what follows starts a line
+}
+
+void island_driver::impl::retime_baseline(double wall_s) {
+  if (!fastest_baseline_) return;
+  const int rank = migrants_.rank();
+  eval::measurement m;
+  {
+    scope_timer timed(spent_.evaluating_s);
+    eval::node_lock_guard hold(*s_.lock);
+    m = s_.measurer().retime_baseline(eval::baseline_from(*fastest_baseline_), rank, island_.generation());
+  }
+  const bool ok = m.status == eval::candidate_status::ok && m.time_median_s > 0;
+  batch_.baseline_timings.push_back({session_, rank, island_.generation(), best_baseline_name_, eval::status_name(m.status),
+                                     m.time_median_s, m.time_min_s, m.time_spread_s, m.repetitions, wall_s});
+  if (!ok) {
+    report::progress("island %d: timing %s again failed (%s: %s); speedups keep its time of %s", rank,
+                     best_baseline_name_.c_str(), eval::status_name(m.status), m.reason.c_str(),
+                     format_seconds(baseline_s_).c_str());
+    return;
+  }
+  baseline_s_ = m.time_median_s;
+  baseline_min_s_ = std::min(baseline_min_s_, baseline_s_);
+  baseline_max_s_ = std::max(baseline_max_s_, baseline_s_);
 }
 
 void island_driver::impl::flush_records() {
@@ -295,6 +328,7 @@ void island_driver::set_group(std::vector<int> members) { impl_->set_group(std::
 void island_driver::set_checkpoints(checkpoint_writer* w) { impl_->set_checkpoints(w); }
 bool island_driver::live_progress() const { return impl_->live_progress(); }
 void island_driver::run(store::results_file* file) { impl_->run(file); }
+std::pair<double, double> island_driver::baseline_range() const { return impl_->baseline_range(); }
 void island_driver::leave() { impl_->leave(); }
 void island_driver::drain_records() { impl_->drain_records(); }
 void island_driver::absorb(const std::string& text) { impl_->absorb(text); }

@@ -21,7 +21,8 @@ class island_driver {
  public:
   // `migrants` carries elites between islands, `records` the result records to island 0 (two
   // mailboxes, so that neither's messages are taken for the other's). best_baseline_s: the
-  // fastest baseline's time, which speedups are over. What it prints goes through the console
+  // fastest baseline's time at start-up; the island times it again at the start of every
+  // generation, and its candidates' speedups are over that. What it prints goes through the console
   // (util/report.hpp), at the level the command configured.
   island_driver(setup& s, mailbox& migrants, mailbox& records, stop_signal& stop, double best_baseline_s,
                 std::string best_baseline_name);
@@ -51,6 +52,8 @@ class island_driver {
   const std::optional<store::candidate_row>& best_row() const;
   // The best correct candidate this island evaluated in this session.
   const std::optional<store::candidate_row>& best_own() const;
+  // The fastest and slowest correct re-timings of the fastest baseline over the run (+inf, 0: none).
+  std::pair<double, double> baseline_range() const;
   // The text of a source variant this island made or received, or whose rows it wrote (island
   // 0); empty for the family's template and for sources it never saw.
   std::string variant_source(const std::string& hash) const;

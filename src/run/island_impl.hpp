@@ -93,6 +93,9 @@ class island_driver::impl {
   // Whether rank 0 redraws a live progress line (then checkpoints are not announced one by one).
   bool live_progress() const { return progress_.live(); }
 
+  // The fastest and slowest correct times of the fastest baseline over the run (+inf, 0: none).
+  std::pair<double, double> baseline_range() const { return {baseline_min_s_, baseline_max_s_}; }
+
   // Puts the island where the checkpoint of a resumed run left it. `best` is the best correct
   // candidate of the whole run so far (rank 0 picks the winner from it).
   void restore(const resume_plan& p);
@@ -171,6 +174,10 @@ class island_driver::impl {
 
   void report_generation(double wall_s);
 
+  // Times the fastest baseline again, as the generation's candidates are about to be, and
+  // records it (/baseline_timings); a failed timing keeps the previous time.
+  void retime_baseline(double wall_s);
+
   void flush_records();
 
   // Where this session's search time went: evaluating (compiling, checking, timing, or serving
@@ -182,8 +189,14 @@ class island_driver::impl {
   mailbox& migrants_;
   mailbox& records_;
   stop_signal& stop_;
-  double best_baseline_s_;
+  // The fastest baseline (the start-up's measurement picked it), re-timed by this island at the
+  // start of every generation: the speedups of the generation's candidates divide by baseline_s_.
+  const families::source_spec* fastest_baseline_ = nullptr;  // null: the family has no baseline
+  double baseline_s_;
   std::string best_baseline_name_;
+  double best_speedup_ = nan;  // the search-time speedup of the island's best row
+  // The fastest and slowest correct re-timings over the run (every session), for the drift.
+  double baseline_min_s_ = inf, baseline_max_s_ = 0;
   progress_display progress_;  // the generation lines, or rank 0's live line on a terminal
   core::island island_;
   store::results_file* file_ = nullptr;

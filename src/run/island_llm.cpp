@@ -154,9 +154,9 @@ std::string island_driver::impl::inspirations(const core::individual& parent) {
 std::string island_driver::impl::describe_individual(const core::individual& ind) const {
   std::string out = "candidate " + std::to_string(ind.id) + (ind.variant == 0 ? " (the template)" : " (a rewrite)") + ": " +
                     (std::isfinite(ind.fitness) ? "time " + format_seconds(ind.fitness) : std::string("failed"));
-  if (std::isfinite(ind.fitness) && std::isfinite(best_baseline_s_)) {
+  if (std::isfinite(ind.fitness) && std::isfinite(baseline_s_)) {
     char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.2f", best_baseline_s_ / ind.fitness);
+    std::snprintf(ratio, sizeof ratio, "%.2f", baseline_s_ / ind.fitness);
     out += std::string(", ") + ratio + "x over " + best_baseline_name_;
   }
   return out + ", parameters " + island_.space(ind.variant).to_json(ind.g);

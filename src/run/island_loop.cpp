@@ -75,6 +75,9 @@ void island_driver::impl::run(store::results_file* file) {
     s_.measurer().compile_ahead(upcoming);
     bool abandoned = false;  // a stop request left no time for the rest of this generation
     auto out_of_time = [&] { return halted_ || (stop_.poll() && stop_.out_of_time(longest_eval_s_)); };
+    // The baseline is timed as the generation's candidates are, just before them: what their
+    // speedups divide by moves with the node.
+    if (!out_of_time()) retime_baseline(wall_now());
     for (const auto& t : todo) {
       if (out_of_time()) {
         abandoned = true;
@@ -188,6 +191,11 @@ void island_driver::impl::restore(const resume_plan& p) {
     for (const auto& r : me.carried)  // the carried rows keep their numbers
       next_id_ = std::max(next_id_, r.id - static_cast<std::int64_t>(rank) * 1000000 + 1);
     best_time_ = c.best_time_s;
+    // A checkpoint written before baselines were re-timed: speedups over the start-up's time.
+    best_speedup_ = std::isfinite(c.best_speedup) ? c.best_speedup : (std::isfinite(best_time_) ? baseline_s_ / best_time_ : nan);
+    if (std::isfinite(c.baseline_time_s)) baseline_s_ = c.baseline_time_s;
+    baseline_min_s_ = c.baseline_min_s;
+    baseline_max_s_ = c.baseline_max_s;
     wall_offset_s_ = c.wall_time_s;
     migrants_through_ = c.migrants_through;
     sources_sent_ = c.sources_sent;

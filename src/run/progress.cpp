@@ -45,7 +45,8 @@ namespace {
 
 std::string speedup_text(const generation_status& s) {
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%.2fx over %s", std::isfinite(s.best_speedup) ? s.best_speedup : 0.0, s.baseline.c_str());
+  std::snprintf(buf, sizeof buf, "search-time %.2fx over %s", std::isfinite(s.best_speedup) ? s.best_speedup : 0.0,
+                s.baseline.c_str());
   return buf;
 }
 
@@ -66,10 +67,10 @@ std::string progress_display::plain_line(const generation_status& s) {
 std::string progress_display::live_line(const generation_status& s) {
   char buf[512];
   char speedup[32] = "";
-  if (std::isfinite(s.best_speedup)) std::snprintf(speedup, sizeof speedup, " %.2fx", s.best_speedup);
-  std::snprintf(buf, sizeof buf, "gen %d | evaluated %d/%d, failed %d | best %s%s | budget %.0f%%, %s left", s.generation,
-                s.evaluated, s.budget, s.failed, format_seconds(s.best_time_s).c_str(), speedup, 100 * budget_share(s),
-                format_duration(seconds_left(s)).c_str());
+  if (std::isfinite(s.best_speedup)) std::snprintf(speedup, sizeof speedup, " (search-time %.2fx)", s.best_speedup);
+  // Short enough for an 80-column terminal: evaluated/budget says how much of the budget is spent.
+  std::snprintf(buf, sizeof buf, "gen %d | evaluated %d/%d, failed %d | best %s%s | ETA %s", s.generation, s.evaluated, s.budget,
+                s.failed, format_seconds(s.best_time_s).c_str(), speedup, format_duration(seconds_left(s)).c_str());
   return buf;
 }
 

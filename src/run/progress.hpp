@@ -24,7 +24,7 @@ struct generation_status {
   int budget = 0;                                                // evaluations allowed to the island
   double best_time_s = std::numeric_limits<double>::infinity();  // best median so far
   double best_speedup = std::numeric_limits<double>::quiet_NaN();
-  std::string baseline;  // the fastest baseline, which the speedup is over
+  std::string baseline;  // the fastest baseline, which the speedup is over (as re-timed during the search)
   double wall_s = 0;     // search time so far
 };
 

@@ -36,6 +36,7 @@ void to_json(json& j, const candidate_row& r) {
            {"repetitions", r.repetitions},
            {"rel_error", num(r.rel_error)},
            {"speedup", num(r.speedup)},
+           {"baseline_time_s", num(r.baseline_time_s)},
            {"roofline_fraction", num(r.roofline_fraction)},
            {"device_time_s", num(r.device_time_s)},
            {"energy_j", num(r.energy_j)},
@@ -62,6 +63,7 @@ void from_json(const json& j, candidate_row& r) {
   r.repetitions = j.at("repetitions");
   r.rel_error = num(j.at("rel_error"));
   r.speedup = num(j.at("speedup"));
+  r.baseline_time_s = num(j.value("baseline_time_s", json()));  // absent from checkpoints of older versions
   r.roofline_fraction = num(j.at("roofline_fraction"));
   r.device_time_s = num(j.at("device_time_s"));
   r.energy_j = num(j.at("energy_j"));
@@ -104,6 +106,30 @@ void from_json(const json& j, baseline_row& r) {
   r.sm_clock_mhz = num(j.at("sm_clock_mhz"));
   r.throttled_runs = j.at("throttled_runs");
   r.island = j.at("island");
+}
+void to_json(json& j, const baseline_timing_row& r) {
+  j = json{{"session", r.session},
+           {"island", r.island},
+           {"generation", r.generation},
+           {"name", r.name},
+           {"status", r.status},
+           {"time_median_s", num(r.time_median_s)},
+           {"time_min_s", num(r.time_min_s)},
+           {"time_spread_s", num(r.time_spread_s)},
+           {"repetitions", r.repetitions},
+           {"wall_time_s", num(r.wall_time_s)}};
+}
+void from_json(const json& j, baseline_timing_row& r) {
+  r.session = j.at("session");
+  r.island = j.at("island");
+  r.generation = j.at("generation");
+  r.name = j.at("name");
+  r.status = j.at("status");
+  r.time_median_s = num(j.at("time_median_s"));
+  r.time_min_s = num(j.at("time_min_s"));
+  r.time_spread_s = num(j.at("time_spread_s"));
+  r.repetitions = j.at("repetitions");
+  r.wall_time_s = num(j.at("wall_time_s"));
 }
 void to_json(json& j, const machine_row& r) {
   j = json{{"island", r.island},
@@ -268,6 +294,7 @@ std::string encode(const record_batch& b) {
          {"profiles", b.profiles},
          {"llm_calls", b.llm_calls},
          {"orchestration", b.orchestration},
+         {"baseline_timings", b.baseline_timings},
          {"state", b.state}};
   return j.dump();
 }
@@ -283,6 +310,7 @@ record_batch decode(const std::string& text) {
   j.at("profiles").get_to(b.profiles);
   j.at("llm_calls").get_to(b.llm_calls);
   j.at("orchestration").get_to(b.orchestration);
+  j.at("baseline_timings").get_to(b.baseline_timings);
   j.at("state").get_to(b.state);
   return b;
 }
@@ -312,6 +340,7 @@ void write_batch(store::results_file& f, const record_batch& b) {
   if (!b.profiles.empty()) f.append(b.profiles);
   if (!b.llm_calls.empty()) f.append(b.llm_calls);
   if (!b.orchestration.empty()) f.append(b.orchestration);
+  if (!b.baseline_timings.empty()) f.append(b.baseline_timings);
 }
 
 }  // namespace galapagos::run

@@ -22,6 +22,8 @@ void to_json(nlohmann::json& j, const machine_row& r);
 void to_json(nlohmann::json& j, const orchestration_row& r);
 void from_json(const nlohmann::json& j, orchestration_row& r);
 void from_json(const nlohmann::json& j, machine_row& r);
+void to_json(nlohmann::json& j, const baseline_timing_row& r);
+void from_json(const nlohmann::json& j, baseline_timing_row& r);
 class results_reader;
 }  // namespace galapagos::store
 
@@ -59,12 +61,13 @@ struct record_batch {
   std::vector<store::profile_row> profiles;
   std::vector<store::llm_call_row> llm_calls;
   std::vector<store::orchestration_row> orchestration;
+  std::vector<store::baseline_timing_row> baseline_timings;
   // The island's state after the generation these rows complete (JSON, run/checkpoint.hpp);
   // empty when the batch completes no generation.
   std::string state;
   bool empty() const {
     return candidates.empty() && populations.empty() && migrations.empty() && generations.empty() && sources.empty() &&
-           profiles.empty() && llm_calls.empty() && orchestration.empty() && state.empty();
+           profiles.empty() && llm_calls.empty() && orchestration.empty() && baseline_timings.empty() && state.empty();
   }
   void clear() { *this = record_batch{}; }
 };

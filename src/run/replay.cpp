@@ -99,6 +99,27 @@ replay_source::replay_source(const std::filesystem::path& recording, double dela
     baselines_.emplace(bhash[r], m);
     baseline_names_.emplace(bhash[r], bname[r]);
   }
+  if (f.has("/baseline_timings")) {  // recordings made since baselines are re-timed every generation
+    const auto island = f.integers("/baseline_timings", "island");
+    const auto generation = f.integers("/baseline_timings", "generation");
+    const auto name = f.strings("/baseline_timings", "name");
+    const auto status = f.strings("/baseline_timings", "status");
+    const auto median = f.numbers("/baseline_timings", "time_median_s");
+    const auto min = f.numbers("/baseline_timings", "time_min_s");
+    const auto spread = f.numbers("/baseline_timings", "time_spread_s");
+    const auto reps = f.integers("/baseline_timings", "repetitions");
+    for (std::size_t r = 0; r < island.size(); ++r) {
+      eval::measurement m;
+      for (const auto& [h, n] : baseline_names_)  // the baseline's own row: its source and floor
+        if (n == name[r]) m = baselines_.at(h);
+      m.status = eval::stored_status(status[r], p, "/baseline_timings row " + std::to_string(r));
+      m.time_median_s = median[r];
+      m.time_min_s = min[r];
+      m.time_spread_s = spread[r];
+      m.repetitions = m.verified_runs = static_cast<int>(reps[r]);
+      baseline_timings_[{static_cast<int>(island[r]), static_cast<int>(generation[r])}] = m;  // a later session's wins
+    }
+  }
   if (const auto wp = f.string_attribute("/winner", "params")) {
     const auto wc = f.string_attribute("/winner", "candidate_id").value_or("");
     std::string whash;
@@ -162,6 +183,12 @@ std::vector<eval::measurement> replay_source::evaluate_interleaved(const std::ve
   }
   if (delay_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s_));
   return out;
+}
+
+eval::measurement replay_source::retime_baseline(const eval::candidate_source& c, int island, int generation) {
+  if (delay_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s_));
+  const auto it = baseline_timings_.find({island, generation});
+  return it != baseline_timings_.end() ? it->second : lookup(c);
 }
 
 store::machine_row replay_source::machine(int island) const {

@@ -2,7 +2,8 @@
 // kernels (`galapagos run CONFIG --replay RECORDED.h5`). A candidate is looked up by the hash of
 // its source text and its parameter values; the first row of the recording's /candidates with
 // both wins, baselines are looked up in /baselines by source hash, and the final interleaved
-// comparison serves the recording's /winner numbers when it recorded the same winner. A
+// comparison serves the recording's /winner numbers when it recorded the same winner, and the
+// baseline's re-timing at each generation comes from /baseline_timings. A
 // candidate the recording lacks gets the status "not_recorded" (a failure, fitness +inf).
 #pragma once
 
@@ -24,6 +25,9 @@ class replay_source final : public eval::measurer {
 
   eval::measurement evaluate(const eval::candidate_source& c) override;
   std::vector<eval::measurement> evaluate_interleaved(const std::vector<eval::candidate_source>& cs, int rounds) override;
+  // The recording's /baseline_timings row of that island and generation (the last session's);
+  // the /baselines row in recordings made before baselines were re-timed.
+  eval::measurement retime_baseline(const eval::candidate_source& c, int island, int generation) override;
   // The recording's hardware probe of `island` (its first row when it had fewer islands).
   store::machine_row machine(int island) const;
   const std::filesystem::path& path() const { return path_; }
@@ -35,9 +39,10 @@ class replay_source final : public eval::measurer {
   eval::measurement lookup(const eval::candidate_source& c) const;
   std::filesystem::path path_;
   double delay_s_;
-  std::map<std::string, eval::measurement> candidates_;  // source hash + canonical params
-  std::map<std::string, eval::measurement> baselines_;   // source hash
-  std::map<std::string, std::string> baseline_names_;    // source hash -> name
+  std::map<std::string, eval::measurement> candidates_;                // source hash + canonical params
+  std::map<std::string, eval::measurement> baselines_;                 // source hash
+  std::map<std::string, std::string> baseline_names_;                  // source hash -> name
+  std::map<std::pair<int, int>, eval::measurement> baseline_timings_;  // (island, generation)
   std::string winner_key_;
   eval::measurement winner_;
   std::map<std::string, double> winner_baselines_s_;  // name -> interleaved median

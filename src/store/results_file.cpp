@@ -29,7 +29,8 @@ struct table_def<candidate_row> {
       "One row per evaluated candidate (every island, every generation, failures included).";
   static constexpr const char* units =
       "compile_time_s, setup_time_s, eval_time_s, time_median_s, time_min_s, time_spread_s: seconds; "
-      "rel_error, speedup, roofline_fraction: dimensionless ratios; device_time_s: seconds; energy_j: joules per call; "
+      "baseline_time_s: seconds; rel_error, speedup, roofline_fraction: dimensionless ratios; device_time_s: seconds; "
+      "energy_j: joules per call; "
       "power_w: watts; sm_clock_mhz: MHz; throttled_runs: count; NaN = not measured";
   static constexpr auto fields = std::to_array<field<R>>({
       {"id", &R::id},
@@ -50,6 +51,7 @@ struct table_def<candidate_row> {
       {"repetitions", &R::repetitions},
       {"rel_error", &R::rel_error},
       {"speedup", &R::speedup},
+      {"baseline_time_s", &R::baseline_time_s},
       {"roofline_fraction", &R::roofline_fraction},
       {"device_time_s", &R::device_time_s},
       {"energy_j", &R::energy_j},
@@ -85,6 +87,30 @@ struct table_def<baseline_row> {
       {"sm_clock_mhz", &R::sm_clock_mhz},
       {"throttled_runs", &R::throttled_runs},
       {"island", &R::island},
+  });
+};
+
+template <>
+struct table_def<baseline_timing_row> {
+  using R = baseline_timing_row;
+  static constexpr const char* name = "baseline_timings";
+  static constexpr const char* description =
+      "The fastest baseline re-timed by every island at the start of every generation, with the candidates' method: the "
+      "search-time speedups of that generation's candidates divide by it.";
+  static constexpr const char* units =
+      "time_median_s, time_min_s, time_spread_s (interquartile range), wall_time_s (the island's search time): seconds; "
+      "repetitions: count";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"session", &R::session},
+      {"island", &R::island},
+      {"generation", &R::generation},
+      {"name", &R::name},
+      {"status", &R::status},
+      {"time_median_s", &R::time_median_s},
+      {"time_min_s", &R::time_min_s},
+      {"time_spread_s", &R::time_spread_s},
+      {"repetitions", &R::repetitions},
+      {"wall_time_s", &R::wall_time_s},
   });
 };
 
@@ -241,9 +267,10 @@ struct results_file::impl {
   handle file;
   handle string_type;  // variable-length UTF-8 C string
   handle sources;      // the /sources group
-  std::tuple<detail::table<candidate_row>, detail::table<baseline_row>, detail::table<population_row>,
-             detail::table<migration_row>, detail::table<generation_row>, detail::table<machine_row>, detail::table<profile_row>,
-             detail::table<llm_call_row>, detail::table<orchestration_row>>
+  std::tuple<detail::table<candidate_row>, detail::table<baseline_row>, detail::table<baseline_timing_row>,
+             detail::table<population_row>, detail::table<migration_row>, detail::table<generation_row>,
+             detail::table<machine_row>, detail::table<profile_row>, detail::table<llm_call_row>,
+             detail::table<orchestration_row>>
       tables;
 
   // Wraps a new identifier, throwing when it is invalid.
@@ -434,6 +461,7 @@ void results_file::append(const std::vector<migration_row>& rows) { impl_->appen
 void results_file::append(const std::vector<generation_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<machine_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<orchestration_row>& rows) { impl_->append(rows); }
+void results_file::append(const std::vector<baseline_timing_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<profile_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<llm_call_row>& rows) { impl_->append(rows); }
 

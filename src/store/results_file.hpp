@@ -30,7 +30,8 @@ struct candidate_row {
   double time_spread_s = 0;  // interquartile range of the timed runs
   std::int32_t repetitions = 0;
   double rel_error = 0;             // max over checks of max|out-ref| / max|ref|
-  double speedup = 0;               // fastest baseline's median / this median; NaN when not ok
+  double speedup = 0;               // baseline_time_s / this median (search-time speedup); NaN when not ok
+  double baseline_time_s = 0;       // the fastest baseline as the island re-timed it for this generation
   double roofline_fraction = 0;     // cost-model floor at measured ceilings / median; NaN when not ok
   double device_time_s = 0;         // wall time the device was held for this candidate's checks and timing
   double energy_j = 0;              // GPU energy per call (NVML, sustained calls); NaN when not measured
@@ -52,6 +53,15 @@ struct baseline_row {
   double energy_j = 0, power_w = 0, sm_clock_mhz = 0;  // as in candidate_row
   std::int32_t throttled_runs = 0;
   std::int32_t island = 0;  // the island that measured it: the first of its family and backend
+};
+
+struct baseline_timing_row {  // the fastest baseline re-timed by one island at the start of one generation
+  std::int32_t session = 0, island = 0, generation = 0;
+  std::string name;    // the baseline
+  std::string status;  // ok, or why the timing failed (the island keeps its previous time)
+  double time_median_s = 0, time_min_s = 0, time_spread_s = 0;
+  std::int32_t repetitions = 0;
+  double wall_time_s = 0;  // the island's search time when it was timed
 };
 
 struct population_row {  // one member of an island's population after a generation
@@ -135,6 +145,7 @@ class results_file {
 
   void append(const std::vector<candidate_row>& rows);
   void append(const std::vector<baseline_row>& rows);
+  void append(const std::vector<baseline_timing_row>& rows);
   void append(const std::vector<population_row>& rows);
   void append(const std::vector<migration_row>& rows);
   void append(const std::vector<generation_row>& rows);

@@ -15,11 +15,13 @@ FIELDS = {
     "candidates": ["id", "island", "generation", "origin", "status", "reason", "params",
                    "parents", "source_hash", "compile_time_s", "setup_time_s", "eval_time_s", "time_median_s",
                    "time_min_s", "time_spread_s", "repetitions", "rel_error", "speedup",
-                   "roofline_fraction", "device_time_s", "energy_j", "power_w", "sm_clock_mhz",
+                   "baseline_time_s", "roofline_fraction", "device_time_s", "energy_j", "power_w", "sm_clock_mhz",
                    "throttled_runs"],
     "baselines": ["name", "status", "reason", "source_hash", "setup_time_s", "time_median_s", "time_min_s",
                   "time_spread_s", "repetitions", "rel_error", "roofline_fraction", "energy_j", "power_w",
                   "sm_clock_mhz", "throttled_runs", "island"],
+    "baseline_timings": ["session", "island", "generation", "name", "status", "time_median_s", "time_min_s",
+                         "time_spread_s", "repetitions", "wall_time_s"],
     "populations": ["island", "generation", "rank", "candidate_id", "fitness"],
     "migrations": ["generation", "from_island", "to_island", "candidate_id", "params", "fitness"],
     "generations": ["island", "generation", "evaluated", "failed", "best_time_s",
@@ -50,7 +52,7 @@ def candidate(id_, island, generation, origin, status, reason, params, parents, 
         time_min_s=median * 0.5 if ok else NAN, time_spread_s=1e-6 if ok else NAN,
         repetitions=11 if ok else 0,
         rel_error=1e-15 if ok else (0.25 if status == "wrong_result" else NAN),
-        speedup=speedup, roofline_fraction=0.75 if ok else NAN, device_time_s=1.0 + 0.5 * id_,
+        speedup=speedup, baseline_time_s=0.006, roofline_fraction=0.75 if ok else NAN, device_time_s=1.0 + 0.5 * id_,
         energy_j=0.25 * (id_ + 1) if ok else NAN, power_w=512.5 if ok else NAN,
         sm_clock_mhz=1980.0 if ok else NAN, throttled_runs=id_ % 2)
 
@@ -74,6 +76,9 @@ EXPECTED = {
                  ["vendor", "crash", "signal 11 (SIGSEGV)", "", NAN, NAN, NAN, NAN, 0, NAN, NAN, NAN,
                   NAN, NAN, 0, 1])),
     ],
+    "baseline_timings": [dict(zip(FIELDS["baseline_timings"], row)) for row in
+                         [(0, 0, 0, "naive", "ok", 0.006, 0.0055, 2e-5, 11, 1.5),
+                          (0, 1, 1, "naive", "timeout", NAN, NAN, NAN, 0, 2.5)]],
     "populations": [dict(zip(FIELDS["populations"], row)) for row in
                     [(0, 1, 0, 1, 0.002), (0, 1, 1, 0, 0.004), (1, 1, 0, 2, INF),
                      (1, 1, 1, 4, INF)]],

@@ -2,8 +2,10 @@
 """check_search_results.py FILE ISLANDS: asserts what every galapagos search must leave in its
 results file, read back with h5py: every candidate has a known status, ok candidates carry a
 time, a speedup and a roofline fraction, failed ones NaN; the baselines were measured; with
-more than one island a migration happened and the migrant was re-measured on arrival; the
-winner was re-checked interleaved with the baselines and is correct."""
+more than one island a migration happened and the migrant was re-measured on arrival; every
+island re-timed the fastest baseline at each generation and its candidates' speedups divide by
+that time; the winner was re-checked interleaved with the baselines and is correct, and /winner's
+search-time speedup, drift and noise warning agree with the rows."""
 import json
 import math
 import sys
@@ -70,6 +72,28 @@ with h5py.File(path, "r") as f:
         for c in migrants:
             parent = json.loads(text(c["parents"]))
             check(len(parent) == 1 and parent[0] in sent, f"migrant {c['id']} does not name a sent candidate")
+    # The fastest baseline is re-timed by every island at the start of every generation, and the
+    # speedups of that generation's candidates divide by it.
+    check("baseline_timings" in f, "no /baseline_timings table")
+    timings = f["baseline_timings"][:] if "baseline_timings" in f else []
+    fastest = text(f["sessions/0"].attrs["fastest_baseline"])
+    check(all(text(t["name"]) == fastest for t in timings), f"a re-timing of another baseline than {fastest}")
+    timed = {}  # (island, generation) -> correct re-timings (several when a resumed generation timed it again)
+    for t in timings:
+        if text(t["status"]) == "ok":
+            check(t["time_median_s"] > 0 and t["repetitions"] >= 3, f"re-timing {t} without a timing")
+            timed.setdefault((int(t["island"]), int(t["generation"])), set()).add(float(t["time_median_s"]))
+    start_up = {float(b["time_median_s"]) for b in base if text(b["name"]) == fastest}
+    for c in cands:
+        if text(c["status"]) != "ok" or text(c["origin"]) == "winner_recheck":
+            continue
+        key = (int(c["island"]), int(c["generation"]))
+        check(key in timed or not timed, f"candidate {c['id']}: no re-timing of {fastest} for island/generation {key}")
+        earlier = set().union(*[v for k, v in timed.items() if k[0] == key[0] and k[1] <= key[1]]) | start_up
+        check(float(c["baseline_time_s"]) in earlier,
+              f"candidate {c['id']}: its speedup divides by {c['baseline_time_s']}, no re-timing of island {key[0]}")
+        check(math.isclose(c["speedup"], c["baseline_time_s"] / c["time_median_s"], rel_tol=1e-9),
+              f"candidate {c['id']}: speedup {c['speedup']} is not baseline_time_s / time_median_s")
     check("winner" in f, "no /winner group")
     if "winner" in f:
         w = f["winner"].attrs
@@ -78,6 +102,16 @@ with h5py.File(path, "r") as f:
         check(int(text(w["candidate_id"])) in ids, "winner is not a recorded candidate")
         check(float(w["beat_baseline"]) == (1.0 if w["speedup"] > 1 else 0.0),
               f"beat_baseline {w['beat_baseline']} disagrees with the winner's speedup {w['speedup']}")
+        row = [c for c in cands if c["id"] == int(text(w["candidate_id"]))]
+        check(row and math.isclose(float(w["search_speedup"]), float(row[0]["speedup"]), rel_tol=1e-12),
+              f"/winner search_speedup {w['search_speedup']} is not the winner's row's speedup")
+        ok_times = [float(t["time_median_s"]) for t in timings if text(t["status"]) == "ok"]
+        if ok_times:
+            check(math.isclose(float(w["baseline_drift"]), max(ok_times) / min(ok_times), rel_tol=1e-12),
+                  f"/winner baseline_drift {w['baseline_drift']} is not slowest / fastest re-timing")
+            noise = text(w["noise"])
+            check((max(ok_times) / min(ok_times) > 1.2) == (f"{fastest} timed between" in noise),
+                  f"/winner noise {noise!r} disagrees with the drift {max(ok_times) / min(ok_times):.3f}")
 
 if errors:
     print("\n".join("FAIL: " + e for e in errors))

@@ -83,8 +83,8 @@ def mutate_family(text):
 
 
 class case:
-    def __init__(self, name, argv, inputs, env=None, ok_codes=(0,), changes_allowed=False, output=None):
-        self.name, self.argv, self.inputs, self.env = name, argv, inputs, env
+    def __init__(self, name, argv, inputs, env=None, ok_codes=(0,), changes_allowed=False, output=None, hang_s=90):
+        self.name, self.argv, self.inputs, self.env, self.hang_s = name, argv, inputs, env, hang_s
         self.ok_codes, self.changes_allowed, self.output = ok_codes, changes_allowed, output
 
 
@@ -152,8 +152,12 @@ def make_cases():
                 out.append(case(f"resume {os.path.basename(original)}: {what}", [galapagos, "resume", path, "--quiet"], [path],
                                 changes_allowed=True))
             elif tool == "export":  # exit 1: the winner re-checked and flagged (a damaged source is exit 2)
+                # Export verifies the winner again on every held-out problem: real work, which a
+                # busy node (the suite beside it) can stretch well past a minute; one seed each
+                # and a longer limit keep a slow export from passing for a hang.
                 out.append(case(f"export {os.path.basename(original)}: {what}",
-                                [galapagos, "export", path, "--out", os.path.join(d, "export")], [path], ok_codes=(0, 1)))
+                                [galapagos, "export", path, "--out", os.path.join(d, "export"), "--seeds", "1"], [path],
+                                ok_codes=(0, 1), hang_s=240))
             else:
                 out.append(case(f"report {os.path.basename(original)}: {what}",
                                 [galapagos, "report", path, "--out", os.path.join(d, "report")], [path]))
@@ -169,10 +173,10 @@ def run(c):
     t0 = time.time()
     for attempt in range(2):
         try:
-            p = subprocess.run(c.argv, capture_output=True, text=True, errors="replace", timeout=90, env=c.env,
+            p = subprocess.run(c.argv, capture_output=True, text=True, errors="replace", timeout=c.hang_s, env=c.env,
                                cwd=os.path.dirname(c.inputs[0]))
         except subprocess.TimeoutExpired:
-            return f"HANG (90 s) {c.name}", "hang"
+            return f"HANG ({c.hang_s} s) {c.name}", "hang"
         # Open MPI's singleton start-up fails now and then when several start at once on a busy
         # node ("before MPI_INIT completed"), before galapagos reads anything: that is tried again.
         if "before MPI_INIT completed" not in p.stderr:

@@ -63,15 +63,15 @@ if plain[-1][3] != "100" or plain[-1][4] != "0s" or "\r" in out or "\033" in out
 print(f"batch log: {len(plain)} plain lines")
 
 rc, out = run("tty", terminal=True)
-live = re.findall(r"\r\033\[Kgen (\d+) \| evaluated (\d+)/(\d+), failed (\d+) \| best [^|]+\| budget (\d+)%, (\S+) left", out)
+live = re.findall(r"\r\033\[Kgen (\d+) \| evaluated (\d+)/(\d+), failed (\d+) \| best [^|]+\| ETA (\S+)", out)
 gens, _ = generations("tty")
 if rc != 0 or not live or re.search(r"^island 0 gen", out, re.M):
     fail(f"terminal: no live line, or plain generation lines: {out!r}")
-if [(int(g), int(e), int(f)) for g, e, _, f, _, _ in live][-1] != gens[-1] or live[-1][4] != "100":
-    fail(f"terminal: the last live line {live[-1]} is not the last generation {gens[-1]} at 100% of the budget")
-if not re.search(r"budget 100%, 0s left\n", out):
+if [(int(g), int(e), int(f)) for g, e, _, f, _ in live][-1] != gens[-1] or live[-1][1] != live[-1][2]:
+    fail(f"terminal: the last live line {live[-1]} is not the last generation {gens[-1]} with the budget spent")
+if not re.search(r"ETA 0s\n", out):
     fail(f"terminal: the live line is not ended before what follows: {out!r}")
-shown = out[out.index("\r\033[K"):out.index("budget 100%, 0s left\n")]
+shown = out[out.index("\r\033[K"):out.index("ETA 0s\n")]
 if "checkpoint written" in shown:
     fail("terminal: checkpoint lines break the live line")
 print(f"terminal: {len(live)} redraws of one live line")

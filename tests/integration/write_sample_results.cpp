@@ -34,6 +34,7 @@ candidate_row candidate(std::int64_t id, int island, int generation, const char*
   r.repetitions = ok ? 11 : 0;
   r.rel_error = ok ? 1e-15 : (std::string(status) == "wrong_result" ? 0.25 : nan);
   r.speedup = speedup;
+  r.baseline_time_s = 0.006;
   r.roofline_fraction = ok ? 0.75 : nan;
   r.device_time_s = 1.0 + 0.5 * static_cast<double>(id);
   r.energy_j = ok ? 0.25 * static_cast<double>(id + 1) : nan;
@@ -65,6 +66,8 @@ void write(const char* path) {
       {"naive", "ok", "", "0b1e77", 0.0, 0.006, 0.0055, 2e-5, 11, 0.0, 0.25, 3.5, 600.0, 1755.0, 2, 0},
       {"vendor", "crash", "signal 11 (SIGSEGV)", "", nan, nan, nan, nan, 0, nan, nan, nan, nan, nan, 0, 1},
   });
+  f.append(std::vector<baseline_timing_row>{{0, 0, 0, "naive", "ok", 0.006, 0.0055, 2e-5, 11, 1.5},
+                                            {0, 1, 1, "naive", "timeout", nan, nan, nan, 0, 2.5}});
   f.append(std::vector<population_row>{{0, 1, 0, 1, 0.002}, {0, 1, 1, 0, 0.004}, {1, 1, 0, 2, inf}, {1, 1, 1, 4, inf}});
   f.append(std::vector<migration_row>{{1, 0, 1, 1, R"({"TILE": 64, "UNROLL": 4})", 0.002}});
   f.append(std::vector<generation_row>{
