@@ -5,7 +5,8 @@
     from galapagos_results import load
     r = load("results/stencil3d7-cpu.h5")
     r.candidates          # one row per candidate; strings decoded, params as param_<NAME> columns
-    r.generations, r.baselines, r.llm_calls, r.populations, r.migrations, r.machine, r.profiles
+    r.generations, r.baselines, r.llm_calls, r.populations, r.migrations, r.machine, r.profiles,
+    r.baseline_timings    # the fastest baseline re-timed per island and generation (newer files)
     r.attrs, r.winner     # root attributes and /winner, as dicts
     r.source(hash)        # a text of /sources
 
@@ -41,6 +42,8 @@ _COLUMNS = {
     "baselines": ["name", "status", "reason", "source_hash", "time_median_s", "time_min_s", "time_spread_s",
                   "repetitions", "rel_error", "roofline_fraction", "island"],
     "machine": ["island", "host", "cpu_model", "cores", "llc_bytes", "bandwidth_gbs", "peak_gflops"],
+    "baseline_timings": ["session", "island", "generation", "name", "status", "time_median_s", "time_min_s",
+                         "time_spread_s", "repetitions", "wall_time_s"],
 }
 
 
@@ -102,6 +105,7 @@ class Results:
     migrations: pd.DataFrame
     machine: pd.DataFrame
     profiles: pd.DataFrame
+    baseline_timings: pd.DataFrame = field(default_factory=pd.DataFrame)  # empty in files before the table
     parameters: list = field(default_factory=list)  # names of the param_<NAME> columns' parameters
     _sources: dict = field(default_factory=dict, repr=False)
 
@@ -299,7 +303,8 @@ def _load_here(path, require_success=False):
     if "parents" in cand.columns:
         cand["parents"] = [json.loads(t) if t else [] for t in cand["parents"]]
     r = Results(path, attrs, winner, cand, tables["generations"], tables["baselines"], tables["llm_calls"],
-                tables["populations"], tables["migrations"], tables["machine"], tables["profiles"], params, sources)
+                tables["populations"], tables["migrations"], tables["machine"], tables["profiles"],
+                tables["baseline_timings"], params, sources)
     if require_success and r.best() is None:
         counts = ", ".join(f"{k} {v}" for k, v in cand.status.value_counts().sort_index().items()) or "none evaluated"
         raise ResultsError(f"{path}: no candidate succeeded ({len(cand)} candidates: {counts}): nothing to report")
@@ -319,13 +324,53 @@ def main(argv):
         print(f"galapagos_results: {e}", file=sys.stderr)
         return 2
     print(f"{r.path}: {r.attrs.get('family')} on {r.attrs.get('backend')}, galapagos {r.attrs.get('galapagos_version')}")
-    for name in ("candidates", "generations", "baselines", "llm_calls", "populations", "migrations", "machine",
-                 "profiles"):
-        print(f"  {name:12s} {len(getattr(r, name)):6d} rows")
-    b = r.best()
-    if b is not None:
-        print(f"  best: candidate {b.id} {b.params} {b.time_median_s:.4g} s, speedup {b.speedup:.2f}x")
+    for name in ("candidates", "generations", "baselines", "baseline_timings", "llm_calls", "populations", "migrations",
+                 "machine", "profiles"):
+        print(f"  {name:16s} {len(getattr(r, name)):6d} rows")
+    for line in summary_lines(r):
+        print("  " + line)
     return 0
+
+
+def _finite(v):
+    return isinstance(v, (int, float, np.number)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _seconds(s):
+    if not _finite(s):
+        return "-"
+    for factor, unit in ((1e9, "ns"), (1e6, "us"), (1e3, "ms")):
+        if s * factor < 1e3:
+            return f"{s * factor:.4g} {unit}"
+    return f"{s:.4g} s"
+
+
+def summary_lines(r):
+    """The winner's figures, each with what it is relative to: /winner `speedup` from the final
+    interleaved comparison over /winner `fastest_baseline`; the search-time speedup of its
+    /candidates row beside it; the node's noise warning when the run recorded one."""
+    b = r.best()
+    if b is None:
+        return ["no candidate succeeded"]
+    w = r.winner
+    lines = []
+    if _finite(w.get("speedup")):
+        lines.append(f"winner: candidate {b.id} {b.params}, median {_seconds(w.get('time_median_s'))}: "
+                     f"{w['speedup']:.2f}x over {w.get('fastest_baseline', 'the fastest baseline')} "
+                     "(final interleaved comparison)")
+        search = w.get("search_speedup") if _finite(w.get("search_speedup")) else b.speedup
+        if _finite(search):
+            lines.append(f"        search-time speedup {search:.2f}x (over the fastest baseline as timed during the search)")
+    else:
+        lines.append(f"best: candidate {b.id} {b.params}, median {_seconds(b.time_median_s)}: search-time speedup "
+                     f"{b.speedup:.2f}x over the fastest baseline as timed during the search (no final interleaved "
+                     "comparison in the file)")
+    if _finite(w.get("baseline_drift")):
+        lines.append(f"baseline drift {w['baseline_drift']:.2f}x (slowest / fastest re-timing of "
+                     f"{w.get('fastest_baseline', 'the fastest baseline')})")
+    if isinstance(w.get("noise"), str) and w["noise"].strip():
+        lines.append("warning: " + w["noise"].strip())
+    return lines
 
 
 if __name__ == "__main__":

@@ -165,11 +165,16 @@ std::string evidence_markdown(const json& evidence, const std::string& source_na
      << "- time: median " << format_seconds(t_median) << ", min " << format_seconds(number(search.at("time_min_s"))) << ", IQR "
      << format_seconds(t_spread) << " (" << fixed(100 * t_spread / t_median, "%.1f") << "% of the median) over "
      << fixed(number(search.at("repetitions")), "%.0f") << " runs\n";
+  // The run's winner has the final figures (timed side by side with each baseline); any other
+  // candidate only the search's, against the baselines as timed at the start of the run.
+  const char* measured = evidence.at("is_winner").get<bool>()
+                             ? "; final interleaved comparison, timed side by side with the winner"
+                             : " as timed at the start of the run; search-time figure";
   for (const auto& [name, s] : search.at("speedup_over").items())
     md << "- speedup over " << name << ": "
        << (s["speedup"].is_null() ? std::string("- (baseline failed)") : fixed(s["speedup"].get<double>(), "%.2fx"))
        << " (baseline " << (s["baseline_median_s"].is_null() ? "-" : format_seconds(s["baseline_median_s"].get<double>()))
-       << ")\n";
+       << measured << ")\n";
   if (const json outcome = search.value("outcome", json()); outcome.is_object() && !outcome.at("beat_baseline").get<bool>())
     md << "- **no candidate beat " << outcome.at("fastest_baseline").get<std::string>()
        << "**: in the run's final interleaved comparison the winner was not faster; keep the baseline\n";

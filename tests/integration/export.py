@@ -64,6 +64,13 @@ if ev["held_out"]["status"] != "ok" or ev["held_out"]["verified_runs"] < len(hel
 for name, s in ev["search"]["speedup_over"].items():
     if not s["speedup"] > 0:
         fail(f"no speedup over baseline {name}")
+with h5py.File(results, "r") as f:  # EVIDENCE.md gives the winner's figure as the report does, and says what it is
+    final, fastest = float(f["winner"].attrs["speedup"]), f["winner"].attrs["fastest_baseline"]
+fastest = fastest.decode() if isinstance(fastest, bytes) else fastest
+line = re.search(rf"^- speedup over {re.escape(fastest)}: (.*)$", open(os.path.join(pkg, "EVIDENCE.md")).read(), re.M)
+if not line or not line.group(1).startswith(f"{final:.2f}x (baseline ") or "final interleaved comparison" not in line.group(1):
+    fail(f"EVIDENCE.md does not give /winner speedup {final:.2f}x over {fastest} from the final interleaved comparison: "
+         f"{line and line.group(0)}")
 src = open(os.path.join(pkg, "stencil3d7.cpp")).read()
 for k, v in winner_params.items():
     if f"#define GLP_{k} {v}\n" not in src:
