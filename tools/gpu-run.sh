@@ -7,7 +7,7 @@
 #                                   builds galapagos into build-gpu/, runs CMD with the paths set
 #
 # What the GPU machine is known to lack (../shared/DEVICE.md): Kokkos and Kokkos Kernels, toml++,
-# muParser, Nettle (the build cache's SHA-256), the libseccomp and libcurl headers, and the Boost.Program_options library (it has only headers). Its own Open MPI, serial HDF5, Boost, spdlog, nlohmann-json,
+# muParser, Nettle (the build cache's SHA-256), the libseccomp and libcurl headers, and the Boost.Program_options library (it has only headers). Its own Open MPI, serial HDF5, Boost, nlohmann-json,
 # OpenBLAS, GoogleTest and CUDA toolkit are used as they are. With the device tool, carry `.gpu`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

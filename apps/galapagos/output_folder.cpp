@@ -83,6 +83,12 @@ std::filesystem::path make_work_folder(const std::filesystem::path& out, const s
   std::string pattern = (parent / (prefix + out.filename().string() + ".XXXXXX")).string();
   if (!mkdtemp(pattern.data()))
     throw galapagos::error(out.string(), "cannot make a folder beside it (" + std::string(std::strerror(errno)) + ")");
+  // mkdtemp makes it 0700; the package is published as the user's folder, readable by the group
+  // as any folder they make (0777 less the umask).
+  const mode_t mask = umask(0);
+  umask(mask);
+  if (chmod(pattern.c_str(), 0777 & ~mask) != 0)
+    throw galapagos::error(out.string(), "cannot set the folder's permissions (" + std::string(std::strerror(errno)) + ")");
   return pattern;
 }
 

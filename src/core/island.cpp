@@ -51,13 +51,16 @@ int island::add_variant(const search_space& space) {
 std::vector<point> island::propose_points(int count) {
   std::vector<point> out;
   std::set<point> taken;
+  bred_from_.clear();
   const int max_tries = std::max(1, settings_.max_tries);
   while (static_cast<int>(out.size()) < count) {
     std::optional<point> child;
     if (!population_.empty()) {
       for (int failures = 0; failures < max_tries; ++failures) {
-        point p = breed();
+        std::vector<std::int64_t> parents;
+        point p = breed(parents);
         if (is_fresh(p, seen_, taken) && space(p.variant).is_valid(p.g)) {
+          bred_from_[p] = std::move(parents);
           child = std::move(p);
           break;
         }
@@ -75,6 +78,11 @@ std::vector<genome> island::propose(int count) {
   std::vector<genome> out;
   for (auto& p : propose_points(count)) out.push_back(std::move(p.g));
   return out;
+}
+
+std::vector<std::int64_t> island::parents_of(const point& p) const {
+  const auto it = bred_from_.find(p);
+  return it == bred_from_.end() ? std::vector<std::int64_t>{} : it->second;
 }
 
 void island::mark_seen(const point& p) { seen_.insert(p); }
@@ -171,17 +179,20 @@ int island::shared_value(int variant, std::size_t i, const individual& from) con
   return -1;
 }
 
-point island::breed() {
+point island::breed(std::vector<std::int64_t>& parents) {
   point child;
   if (rng_.uniform() < settings_.crossover_rate) {
     const individual& a = tournament_pick();
     const individual& b = tournament_pick();
+    parents = {a.id};
+    if (b.id != a.id) parents.push_back(b.id);
     child = {a.variant, a.g};
     for (std::size_t i = 0; i < a.g.size(); ++i)
       if (!(rng_.uniform() < 0.5))
         if (const int v = shared_value(a.variant, i, b); v >= 0) child.g[i] = v;
   } else {
     const individual& a = tournament_pick();
+    parents = {a.id};
     child = {a.variant, a.g};
   }
   const auto& params = space(child.variant).parameters();

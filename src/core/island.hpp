@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -58,6 +59,9 @@ class island {
   // template's space while the population is empty; bred from the population afterwards
   // (falling back to random samples). Returns fewer (possibly none) when the space is exhausted.
   std::vector<point> propose_points(int count);
+  // The candidate ids of the population members a point of the latest propose_points() was bred
+  // from (one for a mutant, two for a crossover; none for a random sample): its lineage.
+  std::vector<std::int64_t> parents_of(const point& p) const;
   // The same for an island without variants: the genomes of propose_points(count).
   std::vector<genome> propose(int count);
   // Marks a point as seen without evaluating it (e.g. a migrant this island already knows).
@@ -88,7 +92,7 @@ class island {
 
  private:
   const individual& tournament_pick();
-  point breed();
+  point breed(std::vector<std::int64_t>& parents);
   void check_length(const point& p, const char* who) const;
 
   std::vector<const search_space*> spaces_;
@@ -97,6 +101,7 @@ class island {
   std::vector<individual> population_;
   std::vector<individual> incoming_;
   std::set<point> seen_;
+  std::map<point, std::vector<std::int64_t>> bred_from_;  // of the latest propose_points()
   int generation_ = 0;
 };
 

@@ -172,7 +172,8 @@ int island_driver::impl::variant_for(const std::string& text) {
   return n;
 }
 
-std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const core::point& p, std::int64_t parent,
+std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const core::point& p,
+                                                                         const std::vector<std::int64_t>& parents,
                                                                          const std::string& origin) {
   const int rank = migrants_.rank();
   eval::measurement m;
@@ -199,7 +200,10 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
   r.generation = island_.generation();
   r.origin = origin;
   r.params = island_.space(p.variant).to_json(p.g);
-  r.parents = (parent >= 0 ? json(json::array_t{json(parent)}) : json::array()).dump();  // "[ID]" or "[]"
+  json ids = json::array();  // "[ID, ...]" or "[]"
+  for (const auto id : parents)
+    if (id >= 0) ids.push_back(id);
+  r.parents = ids.dump();
   record_measurement(m, r);
   r.compile_time_s = m.compile_time_s;
   r.eval_time_s = m.eval_time_s;

@@ -62,6 +62,7 @@ class scope_timer {
 struct todo_item {
   core::point p;
   std::int64_t parent = -1;
+  std::vector<std::int64_t> bred_from;  // bred here: the population members it came from
 };
 
 class island_driver::impl {
@@ -146,7 +147,10 @@ class island_driver::impl {
 
   // Evaluates one point; returns its measurement and candidate id. A point the interrupted
   // generation evaluated already (carried_) gives its recorded result and writes no row.
-  std::pair<eval::measurement, std::int64_t> evaluate(const core::point& p, std::int64_t parent, const std::string& origin);
+  // `parents`: the candidates it came from (a migrant's sender's, a rewrite's parent, the GA's
+  // picks), written to its row's `parents`.
+  std::pair<eval::measurement, std::int64_t> evaluate(const core::point& p, const std::vector<std::int64_t>& parents,
+                                                      const std::string& origin);
 
   // The island takes a result as evaluated: its population, strategy, counts and best.
   void take_result(const core::point& p, const store::candidate_row& r);

@@ -40,7 +40,7 @@ void island_driver::impl::vary_with_llm() {
       return {false, "not_evaluated", "the parameter values " + space.to_json(g) + " break the family's constraints"};
     if (island_.seen({v, g}))
       return {false, "already_evaluated", "this source with the parameters " + space.to_json(g) + " was evaluated before"};
-    const auto [m, id] = evaluate({v, g}, parent.id, "llm");
+    const auto [m, id] = evaluate({v, g}, {parent.id}, "llm");
     propose::candidate_outcome o{true, eval::to_string(m.status), "", m.time_median_s, id};
     if (m.status == eval::candidate_status::ok) {
       for (std::size_t i = s_.space->parameters().size(); i < params.size(); ++i)  // newly declared by the model

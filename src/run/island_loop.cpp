@@ -52,7 +52,7 @@ void island_driver::impl::run(store::results_file* file) {
       // points, in proportion to the rewrites' share of the population, and wherever the
       // strategy falls short (the template's space is spent).
       for (auto& p : rewrite_offspring(genetic, false)) {
-        todo.push_back({std::move(p), -2});
+        todo.push_back({p, -2, island_.parents_of(p)});
         --genetic;
       }
       for (auto& g : strategy_->propose(genetic)) {
@@ -62,9 +62,9 @@ void island_driver::impl::run(store::results_file* file) {
         todo.push_back({p, -2});
         --genetic;
       }
-      for (auto& p : rewrite_offspring(genetic, true)) todo.push_back({std::move(p), -2});
+      for (auto& p : rewrite_offspring(genetic, true)) todo.push_back({p, -2, island_.parents_of(p)});
     } else {
-      for (auto& p : island_.propose_points(genetic)) todo.push_back({std::move(p), -2});
+      for (auto& p : island_.propose_points(genetic)) todo.push_back({p, -2, island_.parents_of(p)});
     }
     if (todo.empty() && by_llm == 0) {  // the space is exhausted
       take_rest_of_carried();
@@ -88,7 +88,8 @@ void island_driver::impl::run(store::results_file* file) {
           evaluated_ + static_cast<int>(carried_.size()) >= cfg.budget)
         continue;
       const auto e0 = std::chrono::steady_clock::now();
-      evaluate(t.p, t.parent, t.parent >= 0 ? "migrant" : (island_.generation() == 0 ? "random" : "offspring"));
+      evaluate(t.p, t.parent >= 0 ? std::vector<std::int64_t>{t.parent} : t.bred_from,
+               t.parent >= 0 ? "migrant" : (island_.generation() == 0 ? "random" : "offspring"));
       longest_eval_s_ = std::max(longest_eval_s_, std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
     }
     const int evaluated_before_llm = evaluated_;

@@ -9,6 +9,7 @@ search-time speedup, drift and noise warning agree with the rows."""
 import json
 import math
 import sys
+import tomllib
 
 import h5py
 
@@ -51,6 +52,14 @@ with h5py.File(path, "r") as f:
             check(math.isnan(c["speedup"]), f"candidate {c['id']}: failed ({status}) but has a speedup")
             check(text(c["reason"]) != "", f"candidate {c['id']}: failed ({status}) without a reason")
     check({int(c["island"]) for c in cands} == set(range(islands)), "not every island evaluated candidates")
+    # The lineage: every offspring the GA bred names the one or two candidates it came from.
+    strategy = tomllib.loads(text(f.attrs["config_toml"])).get("strategy", {})
+    ga_only = set(strategy.get("kinds", [strategy.get("kind", "ga")])) == {"ga"}
+    for c in cands:
+        if ga_only and text(c["origin"]) == "offspring":
+            parents = json.loads(text(c["parents"]))
+            check(1 <= len(parents) <= 2 and all(p in ids and p != c["id"] for p in parents),
+                  f"offspring {c['id']}: parents {parents} are not one or two recorded candidates")
     for isl in range(islands):
         params = [text(c["params"]) for c in cands if c["island"] == isl]
         check(len(params) == len(set(params)), f"island {isl} evaluated a genome twice")

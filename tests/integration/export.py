@@ -53,6 +53,10 @@ names = sorted(os.listdir(pkg))
 want = [".galapagos-output", "EVIDENCE.md", "build.sh", "config.toml", "evidence.json", "reproduce.sh", "stencil3d7.cpp", "stencil3d7.cpp.diff"]
 if names != want:
     fail(f"package files {names}, expected {want}")
+mask = os.umask(0)
+os.umask(mask)
+if os.stat(pkg).st_mode & 0o777 != 0o777 & ~mask:  # the group reads it as any folder the user makes
+    fail(f"package folder mode {os.stat(pkg).st_mode & 0o777:o}, expected {0o777 & ~mask:o} (umask {mask:03o})")
 ev = json.load(open(os.path.join(pkg, "evidence.json")))
 if ev["candidate_id"] != winner_id or ev["params"] != winner_params or ev["verdict"] != "verified" or not ev["is_winner"]:
     fail(f"evidence.json does not describe the verified winner: {ev}")

@@ -393,3 +393,31 @@ TEST(CoreIsland, CrossoverAcrossVariantsTakesOnlySharedParameterValues) {
     EXPECT_TRUE((c.g[0] == 0 || c.g[0] == 2) && (c.g[1] == 0 || c.g[1] == 1));
   }
 }
+
+// The lineage: a bred point names the population members it came from (one or two of their
+// candidate ids); a random sample of the first generation names none.
+TEST(Island, BredPointsNameTheirParents) {
+  const auto space = grid_space();
+  gc::island isl(space, gc::ga_settings{}, 11);
+  const auto first = isl.propose_points(isl.settings().population);
+  std::int64_t id = 100;
+  for (const auto& p : first) {
+    EXPECT_TRUE(isl.parents_of(p).empty());
+    isl.record({p.g, distance(p.g), id++});
+  }
+  isl.advance();
+  std::set<std::int64_t> members;
+  for (const auto& ind : isl.population()) members.insert(ind.id);
+  const auto bred = isl.propose_points(isl.settings().offspring);
+  ASSERT_FALSE(bred.empty());
+  for (const auto& p : bred) {
+    const auto parents = isl.parents_of(p);
+    ASSERT_GE(parents.size(), 1u);
+    ASSERT_LE(parents.size(), 2u);
+    for (const auto parent : parents) EXPECT_TRUE(members.contains(parent)) << parent;
+  }
+  // The next proposal replaces the lineage: the earlier points are no longer its own.
+  const auto again = isl.propose_points(1);
+  for (const auto& p : bred)
+    if (std::find(again.begin(), again.end(), p) == again.end()) EXPECT_TRUE(isl.parents_of(p).empty());
+}
