@@ -99,8 +99,10 @@ def _how(row, by_id, migrations):
     if origin == "random":
         return "drawn at random"
     if origin == "offspring":
-        return ("offspring of " + ", ".join(f"candidate {p}" for p in parents)) if parents else \
-            "crossover and mutation of the island's population (parents not recorded)"
+        # The GA names the one or two members it bred from; a model-based strategy (forest,
+        # hybrid, annealing, ...) proposes from every point measured so far, and names none.
+        return ("bred from " + " and ".join(f"candidate {p}" for p in parents)) if parents else \
+            "proposed by the island's search strategy from every point it had measured
     return origin + (f" of candidate {pid}" if pid is not None else "")
 
 

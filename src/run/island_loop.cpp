@@ -70,14 +70,16 @@ void island_driver::impl::run(store::results_file* file) {
       take_rest_of_carried();
       break;
     }
+    bool abandoned = false;  // a stop request left no time for the rest of this generation
+    auto out_of_time = [&] { return halted_ || (stop_.poll() && stop_.out_of_time(longest_eval_s_)); };
+    // The baseline is timed with the candidates' method just before them, so that what their
+    // speedups divide by moves with the node; and before their builds start on the spare cores,
+    // as at start-up and in the final comparison: a baseline timed beside a storm of compilers
+    // would be slow, and every speedup over it flattered.
+    if (!out_of_time()) retime_baseline(wall_now());
     std::vector<eval::candidate_source> upcoming;  // built on spare cores while the device measures
     for (const auto& t : todo) upcoming.push_back(candidate_of(t.p));
     s_.measurer().compile_ahead(upcoming);
-    bool abandoned = false;  // a stop request left no time for the rest of this generation
-    auto out_of_time = [&] { return halted_ || (stop_.poll() && stop_.out_of_time(longest_eval_s_)); };
-    // The baseline is timed as the generation's candidates are, just before them: what their
-    // speedups divide by moves with the node.
-    if (!out_of_time()) retime_baseline(wall_now());
     for (const auto& t : todo) {
       if (out_of_time()) {
         abandoned = true;

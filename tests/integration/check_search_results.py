@@ -53,12 +53,14 @@ with h5py.File(path, "r") as f:
             check(text(c["reason"]) != "", f"candidate {c['id']}: failed ({status}) without a reason")
     check({int(c["island"]) for c in cands} == set(range(islands)), "not every island evaluated candidates")
     # The lineage: every offspring the GA bred names the one or two candidates it came from.
+    # (A model-based strategy, the default forest among them, proposes from every measured point
+    # and names no parents.)
     strategy = tomllib.loads(text(f.attrs["config_toml"])).get("strategy", {})
-    ga_only = set(strategy.get("kinds", [strategy.get("kind", "ga")])) == {"ga"}
+    ga_only = set(strategy.get("kinds", [strategy.get("kind", "forest")])) == {"ga"}
     for c in cands:
-        if ga_only and text(c["origin"]) == "offspring":
+        if text(c["origin"]) == "offspring":
             parents = json.loads(text(c["parents"]))
-            check(1 <= len(parents) <= 2 and all(p in ids and p != c["id"] for p in parents),
+            check((parents or not ga_only) and len(parents) <= 2 and all(p in ids and p != c["id"] for p in parents),
                   f"offspring {c['id']}: parents {parents} are not one or two recorded candidates")
     for isl in range(islands):
         params = [text(c["params"]) for c in cands if c["island"] == isl]

@@ -6,7 +6,7 @@
 # still searching (nobody waits for its migrants), and the slow island must still receive theirs.
 set -euo pipefail
 galapagos=$1 mpiexec=$2 src=$3 work=$4
-slow_s=${SLOW_S:-5}
+slow_s=${SLOW_S:-8}  # builds of 8 s each: well clear of what two islands sharing two busy cores take
 rm -rf "$work" && mkdir -p "$work/slow-bin"
 cat >"$work/slow-bin/g++" <<WRAP
 #!/bin/sh
