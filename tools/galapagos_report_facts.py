@@ -102,7 +102,7 @@ def _how(row, by_id, migrations):
         # The GA names the one or two members it bred from; a model-based strategy (forest,
         # hybrid, annealing, ...) proposes from every point measured so far, and names none.
         return ("bred from " + " and ".join(f"candidate {p}" for p in parents)) if parents else \
-            "proposed by the island's search strategy from every point it had measured
+            "proposed by the island's search strategy from every point it had measured"
     return origin + (f" of candidate {pid}" if pid is not None else "")
 
 
