@@ -228,7 +228,8 @@ def run_facts(r):
             ("fitness problem", str(a.get("fitness_size", "-"))),
             ("islands", str(a.get("islands", "-"))), ("seed", str(a.get("seed", "-"))),
             ("galapagos", f"{a.get('galapagos_version')} ({a.get('git_revision')})"),
-            ("created", str(a.get("created_utc", "-"))), ("finished", str(a.get("finished", "-"))),
+            ("created", str(a.get("created_utc", "-"))),
+            ("finished", {True: "yes", False: "no"}.get(a.get("finished"), "-")),
             ("candidates", f"{len(c)}: {counts}"), ("search wall-clock", f"{fmt_time(wall)} (longest island)")]
     for _, m in r.machine.iterrows():
         rows.append((f"island {m.island} machine", f"{m.cpu_model}, {m.cores} cores, {m.bandwidth_gbs:.1f} GB/s, "
@@ -245,7 +246,7 @@ def notes(r):
     noise = r.winner.get("noise")
     if isinstance(noise, str) and noise.strip():
         warnings.append("Noisy measurements: " + noise.strip())
-    if str(r.attrs.get("finished")) != "true":
+    if r.attrs.get("finished") is not True:
         told.append("The run is not finished (stopped or still running): this is its last checkpoint.")
     if not r.winner:
         told.append("No /winner: the winner was never timed interleaved with the baselines; every figure is search-time.")

@@ -7,7 +7,10 @@
     r.candidates          # one row per candidate; strings decoded, params as param_<NAME> columns
     r.generations, r.baselines, r.llm_calls, r.populations, r.migrations, r.machine, r.profiles,
     r.baseline_timings    # the fastest baseline re-timed per island and generation (newer files)
-    r.attrs, r.winner     # root attributes and /winner, as dicts
+    r.attrs, r.winner     # root attributes and /winner, as dicts of typed values (str, int, float, bool)
+    r.units               # {table: {column: unit}}: "s", "J", "W", "MHz", "GB/s", "GFLOP/s", "byte",
+                          # "count", "1" (ratio), "money", "" (texts, ids), "[unit]" (the row's `unit`)
+    r.schema_version      # the file's results schema (1: files without the root attribute)
     r.source(hash)        # a text of /sources
 
 Tables a file lacks (an older file, a run without LLM calls) come back as empty DataFrames with
@@ -75,11 +78,75 @@ def _text(v):
 
 
 def _attr(v):
-    """An attribute as str or float (the writer stores strings and doubles only)."""
+    """An attribute as a Python value: str, int, float or bool (numpy scalars unwrapped)."""
     v = _text(v)
     if isinstance(v, np.generic):
         v = v.item()
     return v
+
+
+# Attributes that are not texts (schema 2 stores them typed). Schema 1 held the root ones as texts
+# ("true", "4", "0.001"), /winner's candidate_id as text and its counts as floats: they are read
+# into the same types, so a program sees one form whatever wrote the file.
+_KINDS = {
+    "/": {"islands": int, "seed": int, "tolerance": float, "finished": bool, "schema_version": int},
+    "/winner": {"candidate_id": int, "repetitions": int, "throttled_runs": int},
+}
+
+# The unit of each column in files of schema 1, whose `units` attribute was a sentence: a column
+# has one unit whatever its table. Frozen: schema 2 files carry their own map.
+_UNITS_SCHEMA_1 = {
+    **dict.fromkeys(("compile_time_s", "setup_time_s", "eval_time_s", "time_median_s", "time_min_s", "time_spread_s",
+                     "device_time_s", "fitness", "best_time_s", "wall_time_s", "device_busy_s", "latency_s",
+                     "search_s", "evaluating_s", "model_s", "orchestration_s", "mpi_s", "migration_s", "hdf5_s",
+                     "logic_s"), "s"),
+    **dict.fromkeys(("repetitions", "throttled_runs", "evaluated", "failed", "cores", "attempts", "prompt_tokens",
+                     "completion_tokens", "edits_applied", "edits_failed"), "count"),
+    **dict.fromkeys(("rel_error", "speedup", "roofline_fraction", "best_speedup"), "1"),
+    "energy_j": "J", "power_w": "W", "sm_clock_mhz": "MHz", "llc_bytes": "byte", "bandwidth_gbs": "GB/s",
+    "peak_gflops": "GFLOP/s", "peak_gflops_f32": "GFLOP/s", "cost": "money", "value": "[unit]",
+}
+
+
+def _as(kind, v):
+    """v as kind (bool, int or float), from either schema's form; None when it is not one."""
+    if isinstance(v, str):
+        v = v.strip()
+        if kind is bool:
+            return {"true": True, "false": False, "1": True, "0": False}.get(v)
+        try:
+            return int(v) if kind is int and re.fullmatch(r"[+-]?[0-9]+", v) else _as(kind, float(v))
+        except ValueError:
+            return None
+    if kind is bool:
+        return bool(v) if v in (0, 1) else None
+    if kind is int:
+        return int(v) if isinstance(v, int) or (isinstance(v, float) and v.is_integer()) else None
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def _typed(path, where, attrs):
+    """attrs with the attributes of _KINDS[where] in their types, from either schema's form."""
+    out = dict(attrs)
+    for key, kind in _KINDS.get(where, {}).items():
+        if key in out:
+            out[key] = _as(kind, out[key])
+            if out[key] is None:
+                what = {bool: "a flag", int: "an integer", float: "a number"}[kind]
+                raise ResultsError(f"{path}: attribute '{key}' of {where} is not {what} ({attrs[key]!r})")
+    return out
+
+
+def _units(ds, version):
+    """A table's {column: unit}: its `units` attribute (schema 2), else schema 1's units."""
+    if version >= 2:
+        try:
+            units = json.loads(_text(ds.attrs.get("units", "")))
+        except ValueError:
+            units = None
+        if isinstance(units, dict):
+            return units
+    return {c: _UNITS_SCHEMA_1.get(c, "") for c in (ds.dtype.names or ())}
 
 
 def _frame(ds, name):
@@ -108,6 +175,8 @@ class Results:
     baseline_timings: pd.DataFrame = field(default_factory=pd.DataFrame)  # empty in files before the table
     parameters: list = field(default_factory=list)  # names of the param_<NAME> columns' parameters
     _sources: dict = field(default_factory=dict, repr=False)
+    units: dict = field(default_factory=dict)  # {table: {column: unit}} of every table in the file
+    schema_version: int = 1
 
     def source(self, source_hash):
         """The source text stored under this hash in /sources (None when absent). Raises
@@ -130,7 +199,7 @@ class Results:
         if ok.empty:
             return None
         try:
-            cid = int(float(self.winner.get("candidate_id")))  # a string attribute
+            cid = int(self.winner.get("candidate_id"))
         except (TypeError, ValueError, OverflowError):
             cid = None
         if cid is not None and (ok.id == cid).any():
@@ -253,7 +322,7 @@ def _load_child(path, require_success):
 
 def _load_here(path, require_success=False):
     with _open(path) as f:
-        attrs = {k: _attr(v) for k, v in f.attrs.items()}
+        attrs = _typed(path, "/", {k: _attr(v) for k, v in f.attrs.items()})
         if "galapagos_version" not in attrs or "candidates" not in f:
             raise ResultsError(f"{path}: not a galapagos results file (no root attribute galapagos_version "
                                "or no /candidates table)")
@@ -271,7 +340,13 @@ def _load_here(path, require_success=False):
                 else:
                     tables[name] = pd.DataFrame({c: pd.Series(dtype=object) for c in _COLUMNS[name]})
             reading = "/winner"
-            winner = {k: _attr(v) for k, v in f["winner"].attrs.items()} if "winner" in f else {}
+            winner = _typed(path, "/winner", {k: _attr(v) for k, v in f["winner"].attrs.items()}) if "winner" in f else {}
+            version = attrs.get("schema_version", 1)
+            units = {}
+            for name in f:
+                reading = "/" + name
+                if hasattr(f[name], "dtype") and f[name].dtype.names:
+                    units[name] = _units(f[name], version)
             sources = {}
             for k in (f["sources"] if "sources" in f else []):
                 reading = "/sources/" + k
@@ -305,6 +380,7 @@ def _load_here(path, require_success=False):
     r = Results(path, attrs, winner, cand, tables["generations"], tables["baselines"], tables["llm_calls"],
                 tables["populations"], tables["migrations"], tables["machine"], tables["profiles"],
                 tables["baseline_timings"], params, sources)
+    r.units, r.schema_version = units, version
     if require_success and r.best() is None:
         counts = ", ".join(f"{k} {v}" for k, v in cand.status.value_counts().sort_index().items()) or "none evaluated"
         raise ResultsError(f"{path}: no candidate succeeded ({len(cand)} candidates: {counts}): nothing to report")

@@ -27,7 +27,8 @@ with h5py.File(sys.argv[1], "r") as f:
     counts = collections.Counter(text(c["status"]) for c in cands)
     print(f"\n{len(cands)} candidates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     if "winner" in f:
-        w = {k: (text(v) if isinstance(v, (bytes, str)) else float(v)) for k, v in f["winner"].attrs.items()}
+        # Integers (candidate_id, repetitions) stay integers; older files hold candidate_id as text.
+        w = {k: (text(v) if isinstance(v, (bytes, str)) else v.item()) for k, v in f["winner"].attrs.items()}
         print(f"\nWinner (candidate {w['candidate_id']}): `{w['params']}`  ")
         print(f"final check {w['status']}; {w['method']}:  ")
         print(f"median {w['time_median_s'] * 1e3:.4f} ms (min {w['time_min_s'] * 1e3:.4f}, IQR {w['time_spread_s'] * 1e3:.4f}, "

@@ -55,14 +55,8 @@ int export_command(const std::vector<std::string>& args) {
     run_context run = read_run(f);
     const auto ok = successful(run);
     candidate_record c;
-    std::optional<std::int64_t> winner_id;  // a string attribute (older files: a number)
-    if (f.has("/winner")) {
-      try {
-        if (const auto w = f.string_attribute("/winner", "candidate_id")) winner_id = std::stoll(*w);
-      } catch (const std::exception&) {
-        if (const auto w = f.number_attribute("/winner", "candidate_id")) winner_id = static_cast<std::int64_t>(*w);
-      }
-    }
+    // An integer (schema 1: a text, or a number in the oldest files).
+    const std::optional<std::int64_t> winner_id = f.integer_attribute("/winner", "candidate_id");
     if (vm.count("id")) {
       const long long id = vm["id"].as<long long>();
       const auto it = std::find_if(run.candidates.begin(), run.candidates.end(), [&](const auto& x) { return x.id == id; });

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <ctime>
 #include <limits>
 #include <map>
@@ -62,12 +61,6 @@ using run::to_json_text;
 using run::write_winner;
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
-std::string format_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 int search(MPI_Comm comm, const search_start& st);
 
@@ -362,17 +355,17 @@ int search(MPI_Comm comm, const search_start& st) {
         store::results_file::create(working.string(), {{"galapagos_version", build_info::version},
                                                        {"config_toml", cfg.text},
                                                        {"config_file", std::filesystem::absolute(cfg.file).string()},
-                                                       {"finished", "false"},
+                                                       {"finished", false},
                                                        {"created_utc", util::utc_now()},
                                                        {"git_revision", build_info::git_revision},
                                                        {"family", cfg.family},
                                                        {"backend", cfg.backend},
                                                        {"fitness_size", s->evaluator->fitness_description()},
-                                                       {"tolerance", format_number(s->family.tolerance)},
+                                                       {"tolerance", s->family.tolerance},
                                                        {"compiler", s->evaluator->compiler().compiler_identity()},
                                                        {"hdf5_flavor", build_info::hdf5_flavor},
-                                                       {"islands", std::to_string(size)},
-                                                       {"seed", std::to_string(cfg.seed)},
+                                                       {"islands", size},
+                                                       {"seed", static_cast<std::int64_t>(cfg.seed)},
                                                        {"migration_targets", json(all_targets).dump()},
                                                        {"island_kinds", json(groups.kind_of()).dump()}}));
     std::vector<store::machine_row> machines;
@@ -409,10 +402,10 @@ int search(MPI_Comm comm, const search_start& st) {
                                  {"fastest_baseline", best_name},
                                  {"machine_probe", probe_origin}});
     file->set_attribute(group, "baselines_first_row", st.plan ? st.plan->baseline_rows : 0);
-    file->set_attribute(group, "baselines_rows", static_cast<double>(rows.size()));
+    file->set_attribute(group, "baselines_rows", static_cast<std::int64_t>(rows.size()));
     file->set_attribute(group, "fastest_baseline_s", best_baseline[0]);
     file->set_attribute(group, "ranks", size);
-    file->set_attributes("/checkpoint", {{"seed", std::to_string(s->settings.seed)}, {"replay", s->settings.replay}});
+    file->set_attributes("/checkpoint", {{"seed", static_cast<std::int64_t>(s->settings.seed)}, {"replay", s->settings.replay}});
     file->set_attribute("/checkpoint", "format_version", checkpoint_format_version);
     file->set_attribute("/checkpoint", "islands", size);
     file->set_attribute("/checkpoint", "budget", s->settings.budget);
@@ -524,7 +517,7 @@ int search(MPI_Comm comm, const search_start& st) {
       code = std::max(code, w.at("code").get<int>());
     }
     file->flush();
-    file->set_attributes("/", {{"finished", "true"}});
+    file->set_attributes("/", {{"finished", true}});
     checkpoints->finish();
     std::error_code ignored;
     std::filesystem::remove(store::temporary_path(cfg.out), ignored);

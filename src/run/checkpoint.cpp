@@ -153,7 +153,7 @@ void checkpoint_writer::write(bool announce) {
     working_.set_attribute(group, "generation", s.generation);
     working_.set_attribute(group, "evaluated", s.evaluated);
     working_.set_attribute(group, "failed", s.failed);
-    working_.set_attribute(group, "next_candidate_id", static_cast<double>(s.next_id));
+    working_.set_attribute(group, "next_candidate_id", s.next_id);
     working_.set_attribute(group, "best_time_s", s.best_time_s);
     working_.set_attribute(group, "best_speedup", s.best_speedup);
     working_.set_attribute(group, "baseline_time_s", s.baseline_time_s);
@@ -161,7 +161,7 @@ void checkpoint_writer::write(bool announce) {
     working_.set_attribute(group, "baseline_max_s", s.baseline_max_s);
     working_.set_attribute(group, "wall_time_s", s.wall_time_s);
     working_.set_attribute(group, "migrants_received_through", s.migrants_through);
-    working_.set_attribute(group, "sources_sent", s.sources_sent ? 1 : 0);
+    working_.set_attribute(group, "sources_sent", s.sources_sent);
     working_.set_attribute(group, "unfinished_rows", s.unfinished);
     changed = false;
   }
@@ -200,7 +200,7 @@ resume_plan read_resume_plan(const std::string& path) {
   p.path = path;
   const auto version = f.string_attribute("/", "galapagos_version");
   if (!version) throw error(path, "not a galapagos results file (no root attribute galapagos_version)");
-  if (f.string_attribute("/", "finished").value_or("") == "true") {
+  if (f.flag_attribute("/", "finished").value_or(false)) {
     p.finished = true;
     return p;
   }
@@ -225,15 +225,23 @@ resume_plan read_resume_plan(const std::string& path) {
     if (!v) throw error(path, "attribute '" + key + "' of " + object + " is missing: not a resumable galapagos results file");
     return *v;
   };
+  // Counters are integers (older files: doubles, the seed a text); the readers take either.
+  auto required_integer = [&](const std::string& object, const std::string& key) {
+    const auto v = f.integer_attribute(object, key);
+    if (!v) throw error(path, "attribute '" + key + "' of " + object + " is missing: not a resumable galapagos results file");
+    return *v;
+  };
   p.config_text = required_string("/", "config_toml");
   p.config_file = required_string("/", "config_file");
-  p.islands = static_cast<int>(required_number("/checkpoint", "islands"));
-  p.settings.budget = static_cast<int>(required_number("/checkpoint", "budget"));
-  p.settings.seed = std::stoull(required_string("/checkpoint", "seed"));
+  p.islands = static_cast<int>(required_integer("/checkpoint", "islands"));
+  p.settings.budget = static_cast<int>(required_integer("/checkpoint", "budget"));
+  const std::int64_t seed = required_integer("/checkpoint", "seed");
+  if (seed < 0) throw error(path, "/checkpoint has a negative seed");
+  p.settings.seed = static_cast<std::uint64_t>(seed);
   p.settings.replay = f.string_attribute("/checkpoint", "replay").value_or("");
   p.settings.replay_delay_s = f.number_attribute("/checkpoint", "replay_delay_s").value_or(0);
-  p.session = static_cast<int>(f.number_attribute("/checkpoint", "sessions").value_or(1));
-  p.checkpoints = static_cast<int>(f.number_attribute("/checkpoint", "checkpoints_written").value_or(0));
+  p.session = static_cast<int>(f.integer_attribute("/checkpoint", "sessions").value_or(1));
+  p.checkpoints = static_cast<int>(f.integer_attribute("/checkpoint", "checkpoints_written").value_or(0));
   p.checkpoint_time_s = f.number_attribute("/checkpoint", "checkpoint_time_s").value_or(0);
   if (p.islands < 1) throw error(path, "/checkpoint says the run has no islands");
   if (const auto kinds = f.string_attribute("/", "island_kinds")) {
@@ -252,19 +260,21 @@ resume_plan read_resume_plan(const std::string& path) {
     if (!f.has(g)) continue;
     island_snapshot s;
     s.island = i;
-    s.generation = static_cast<int>(required_number(g, "generation"));
-    s.evaluated = static_cast<int>(required_number(g, "evaluated"));
-    s.failed = static_cast<int>(required_number(g, "failed"));
-    s.next_id = static_cast<std::int64_t>(required_number(g, "next_candidate_id"));
+    s.generation = static_cast<int>(required_integer(g, "generation"));
+    s.evaluated = static_cast<int>(required_integer(g, "evaluated"));
+    s.failed = static_cast<int>(required_integer(g, "failed"));
+    s.next_id = required_integer(g, "next_candidate_id");
     s.best_time_s = required_number(g, "best_time_s");
     s.best_speedup = f.number_attribute(g, "best_speedup").value_or(nan);  // older files: the start-up's baseline
     s.baseline_time_s = f.number_attribute(g, "baseline_time_s").value_or(nan);
     s.baseline_min_s = f.number_attribute(g, "baseline_min_s").value_or(inf);
     s.baseline_max_s = f.number_attribute(g, "baseline_max_s").value_or(0);
     s.wall_time_s = required_number(g, "wall_time_s");
-    s.migrants_through = static_cast<int>(required_number(g, "migrants_received_through"));
-    s.sources_sent = required_number(g, "sources_sent") != 0;
-    s.unfinished = static_cast<int>(f.number_attribute(g, "unfinished_rows").value_or(0));
+    s.migrants_through = static_cast<int>(required_integer(g, "migrants_received_through"));
+    const auto sent = f.flag_attribute(g, "sources_sent");
+    if (!sent) throw error(path, "attribute 'sources_sent' of " + g + " is missing: not a resumable galapagos results file");
+    s.sources_sent = *sent;
+    s.unfinished = static_cast<int>(f.integer_attribute(g, "unfinished_rows").value_or(0));
     auto required_text = [&](const std::string& name) {
       const auto v = f.text(g + "/" + name);
       if (!v) throw error(path, g + "/" + name + " is missing: not a resumable galapagos results file");

@@ -97,8 +97,7 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
       describe_noise(noise, ok ? m.time_median_s : nan, ok ? m.time_spread_s : nan, fastest_name, fastest, fastest_iqr);
   const double drift =
       noise.baseline_max_s > 0 && std::isfinite(noise.baseline_min_s) ? noise.baseline_max_s / noise.baseline_min_s : nan;
-  const json strings = {{"candidate_id", std::to_string(best.id)},
-                        {"params", best.params},
+  const json strings = {{"params", best.params},
                         {"status", w.status},
                         {"reason", w.reason},
                         {"method", "interleaved A B A B, every run verified"},
@@ -113,7 +112,6 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
        std::initializer_list<std::pair<const char*, double>>{{"time_median_s", w.time_median_s},
                                                              {"time_min_s", w.time_min_s},
                                                              {"time_spread_s", w.time_spread_s},
-                                                             {"repetitions", w.repetitions},
                                                              {"speedup", speedup},
                                                              {"search_speedup", best.speedup},
                                                              {"baseline_drift", drift},
@@ -122,9 +120,12 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
                                                              {"rel_error", w.rel_error},
                                                              {"energy_j", w.energy_j},
                                                              {"power_w", w.power_w},
-                                                             {"sm_clock_mhz", w.sm_clock_mhz},
-                                                             {"throttled_runs", w.throttled_runs}})
+                                                             {"sm_clock_mhz", w.sm_clock_mhz}})
     numbers[key] = value;
+  // Integers stay integers (JSON keeps the difference, and /winner stores them as int64).
+  numbers["candidate_id"] = best.id;
+  numbers["repetitions"] = w.repetitions;
+  numbers["throttled_runs"] = w.throttled_runs;
   report::line("\n%swinner: candidate %lld %s", group.c_str(), static_cast<long long>(best.id), best.params.c_str());
   int failed = 0;
   if (m.status != eval::candidate_status::ok) {
@@ -157,11 +158,15 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
 }
 
 void write_winner(store::results_file& f, const std::string& group, const json& w) {
-  store::attributes strings;
-  for (const auto& [key, value] : w.at("strings").items()) strings[key] = value.get<std::string>();
-  f.set_attributes(group, strings);
-  for (const auto& [key, value] : w.at("numbers").items())
-    f.set_attribute(group, key, value.is_null() ? nan : value.get<double>());
+  store::attributes attrs;
+  for (const auto& [key, value] : w.at("strings").items()) attrs[key] = value.get<std::string>();
+  for (const auto& [key, value] : w.at("numbers").items()) {
+    if (value.is_number_integer())
+      attrs[key] = value.get<std::int64_t>();
+    else
+      attrs[key] = value.is_null() ? nan : value.get<double>();
+  }
+  f.set_attributes(group, attrs);
 }
 
 }  // namespace galapagos::run

@@ -26,38 +26,33 @@ struct table_def<candidate_row> {
   using R = candidate_row;
   static constexpr const char* name = "candidates";
   static constexpr const char* description =
-      "One row per evaluated candidate (every island, every generation, failures included).";
-  static constexpr const char* units =
-      "compile_time_s, setup_time_s, eval_time_s, time_median_s, time_min_s, time_spread_s: seconds; "
-      "baseline_time_s: seconds; rel_error, speedup, roofline_fraction: dimensionless ratios; device_time_s: seconds; "
-      "energy_j: joules per call; "
-      "power_w: watts; sm_clock_mhz: MHz; throttled_runs: count; NaN = not measured";
+      "One row per evaluated candidate (every island, every generation, failures included); NaN: not measured.";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"id", &R::id},
-      {"island", &R::island},
-      {"generation", &R::generation},
-      {"origin", &R::origin},
-      {"status", &R::status},
-      {"reason", &R::reason},
-      {"params", &R::params},
-      {"parents", &R::parents},
-      {"source_hash", &R::source_hash},
-      {"compile_time_s", &R::compile_time_s},
-      {"setup_time_s", &R::setup_time_s},
-      {"eval_time_s", &R::eval_time_s},
-      {"time_median_s", &R::time_median_s},
-      {"time_min_s", &R::time_min_s},
-      {"time_spread_s", &R::time_spread_s},
-      {"repetitions", &R::repetitions},
-      {"rel_error", &R::rel_error},
-      {"speedup", &R::speedup},
-      {"baseline_time_s", &R::baseline_time_s},
-      {"roofline_fraction", &R::roofline_fraction},
-      {"device_time_s", &R::device_time_s},
-      {"energy_j", &R::energy_j},
-      {"power_w", &R::power_w},
-      {"sm_clock_mhz", &R::sm_clock_mhz},
-      {"throttled_runs", &R::throttled_runs},
+      {"id", &R::id, ""},
+      {"island", &R::island, ""},
+      {"generation", &R::generation, ""},
+      {"origin", &R::origin, ""},
+      {"status", &R::status, ""},
+      {"reason", &R::reason, ""},
+      {"params", &R::params, ""},
+      {"parents", &R::parents, ""},
+      {"source_hash", &R::source_hash, ""},
+      {"compile_time_s", &R::compile_time_s, "s"},
+      {"setup_time_s", &R::setup_time_s, "s"},
+      {"eval_time_s", &R::eval_time_s, "s"},
+      {"time_median_s", &R::time_median_s, "s"},
+      {"time_min_s", &R::time_min_s, "s"},
+      {"time_spread_s", &R::time_spread_s, "s"},
+      {"repetitions", &R::repetitions, "count"},
+      {"rel_error", &R::rel_error, "1"},
+      {"speedup", &R::speedup, "1"},
+      {"baseline_time_s", &R::baseline_time_s, "s"},
+      {"roofline_fraction", &R::roofline_fraction, "1"},
+      {"device_time_s", &R::device_time_s, "s"},
+      {"energy_j", &R::energy_j, "J"},
+      {"power_w", &R::power_w, "W"},
+      {"sm_clock_mhz", &R::sm_clock_mhz, "MHz"},
+      {"throttled_runs", &R::throttled_runs, "count"},
   });
 };
 
@@ -65,28 +60,24 @@ template <>
 struct table_def<baseline_row> {
   using R = baseline_row;
   static constexpr const char* name = "baselines";
-  static constexpr const char* description = "One row per baseline implementation measured.";
-  static constexpr const char* units =
-      "setup_time_s, time_median_s, time_min_s, time_spread_s: seconds; "
-      "rel_error, roofline_fraction: dimensionless ratios; energy_j: joules per call; power_w: watts; "
-      "sm_clock_mhz: MHz; throttled_runs: count; NaN = not measured";
+  static constexpr const char* description = "One row per baseline implementation measured; NaN: not measured.";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"name", &R::name},
-      {"status", &R::status},
-      {"reason", &R::reason},
-      {"source_hash", &R::source_hash},
-      {"setup_time_s", &R::setup_time_s},
-      {"time_median_s", &R::time_median_s},
-      {"time_min_s", &R::time_min_s},
-      {"time_spread_s", &R::time_spread_s},
-      {"repetitions", &R::repetitions},
-      {"rel_error", &R::rel_error},
-      {"roofline_fraction", &R::roofline_fraction},
-      {"energy_j", &R::energy_j},
-      {"power_w", &R::power_w},
-      {"sm_clock_mhz", &R::sm_clock_mhz},
-      {"throttled_runs", &R::throttled_runs},
-      {"island", &R::island},
+      {"name", &R::name, ""},
+      {"status", &R::status, ""},
+      {"reason", &R::reason, ""},
+      {"source_hash", &R::source_hash, ""},
+      {"setup_time_s", &R::setup_time_s, "s"},
+      {"time_median_s", &R::time_median_s, "s"},
+      {"time_min_s", &R::time_min_s, "s"},
+      {"time_spread_s", &R::time_spread_s, "s"},
+      {"repetitions", &R::repetitions, "count"},
+      {"rel_error", &R::rel_error, "1"},
+      {"roofline_fraction", &R::roofline_fraction, "1"},
+      {"energy_j", &R::energy_j, "J"},
+      {"power_w", &R::power_w, "W"},
+      {"sm_clock_mhz", &R::sm_clock_mhz, "MHz"},
+      {"throttled_runs", &R::throttled_runs, "count"},
+      {"island", &R::island, ""},
   });
 };
 
@@ -96,21 +87,19 @@ struct table_def<baseline_timing_row> {
   static constexpr const char* name = "baseline_timings";
   static constexpr const char* description =
       "The fastest baseline re-timed by every island at the start of every generation, with the candidates' method: the "
-      "search-time speedups of that generation's candidates divide by it.";
-  static constexpr const char* units =
-      "time_median_s, time_min_s, time_spread_s (interquartile range), wall_time_s (the island's search time): seconds; "
-      "repetitions: count";
+      "search-time speedups of that generation's candidates divide by it. time_spread_s: interquartile range; "
+      "wall_time_s: the island's search time when it was timed; NaN: not measured.";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"session", &R::session},
-      {"island", &R::island},
-      {"generation", &R::generation},
-      {"name", &R::name},
-      {"status", &R::status},
-      {"time_median_s", &R::time_median_s},
-      {"time_min_s", &R::time_min_s},
-      {"time_spread_s", &R::time_spread_s},
-      {"repetitions", &R::repetitions},
-      {"wall_time_s", &R::wall_time_s},
+      {"session", &R::session, ""},
+      {"island", &R::island, ""},
+      {"generation", &R::generation, ""},
+      {"name", &R::name, ""},
+      {"status", &R::status, ""},
+      {"time_median_s", &R::time_median_s, "s"},
+      {"time_min_s", &R::time_min_s, "s"},
+      {"time_spread_s", &R::time_spread_s, "s"},
+      {"repetitions", &R::repetitions, "count"},
+      {"wall_time_s", &R::wall_time_s, "s"},
   });
 };
 
@@ -118,14 +107,15 @@ template <>
 struct table_def<population_row> {
   using R = population_row;
   static constexpr const char* name = "populations";
-  static constexpr const char* description = "One row per member of an island's population after each generation.";
-  static constexpr const char* units = "fitness: seconds (lower is better; inf = failed)";
+  static constexpr const char* description =
+      "One row per member of an island's population after each generation; fitness: its time (lower is better; inf = "
+      "failed).";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"island", &R::island},
-      {"generation", &R::generation},
-      {"rank", &R::rank},
-      {"candidate_id", &R::candidate_id},
-      {"fitness", &R::fitness},
+      {"island", &R::island, ""},
+      {"generation", &R::generation, ""},
+      {"rank", &R::rank, ""},
+      {"candidate_id", &R::candidate_id, ""},
+      {"fitness", &R::fitness, "s"},
   });
 };
 
@@ -133,15 +123,15 @@ template <>
 struct table_def<migration_row> {
   using R = migration_row;
   static constexpr const char* name = "migrations";
-  static constexpr const char* description = "One row per individual sent from one island to another.";
-  static constexpr const char* units = "fitness: seconds (lower is better; inf = failed)";
+  static constexpr const char* description =
+      "One row per individual sent from one island to another; fitness: its time on the sending island (inf = failed).";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"generation", &R::generation},
-      {"from_island", &R::from_island},
-      {"to_island", &R::to_island},
-      {"candidate_id", &R::candidate_id},
-      {"params", &R::params},
-      {"fitness", &R::fitness},
+      {"generation", &R::generation, ""},
+      {"from_island", &R::from_island, ""},
+      {"to_island", &R::to_island, ""},
+      {"candidate_id", &R::candidate_id, ""},
+      {"params", &R::params, ""},
+      {"fitness", &R::fitness, "s"},
   });
 };
 
@@ -149,19 +139,17 @@ template <>
 struct table_def<generation_row> {
   using R = generation_row;
   static constexpr const char* name = "generations";
-  static constexpr const char* description = "One progress row per island and generation.";
-  static constexpr const char* units =
-      "best_time_s, wall_time_s, device_busy_s: seconds since the island started searching; "
-      "best_speedup: dimensionless ratio; evaluated, failed: candidate counts";
+  static constexpr const char* description =
+      "One progress row per island and generation; wall_time_s and device_busy_s count from the island's start of search.";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"island", &R::island},
-      {"generation", &R::generation},
-      {"evaluated", &R::evaluated},
-      {"failed", &R::failed},
-      {"best_time_s", &R::best_time_s},
-      {"best_speedup", &R::best_speedup},
-      {"wall_time_s", &R::wall_time_s},
-      {"device_busy_s", &R::device_busy_s},
+      {"island", &R::island, ""},
+      {"generation", &R::generation, ""},
+      {"evaluated", &R::evaluated, "count"},
+      {"failed", &R::failed, "count"},
+      {"best_time_s", &R::best_time_s, "s"},
+      {"best_speedup", &R::best_speedup, "1"},
+      {"wall_time_s", &R::wall_time_s, "s"},
+      {"device_busy_s", &R::device_busy_s, "s"},
   });
 };
 
@@ -172,18 +160,17 @@ struct table_def<orchestration_row> {
   static constexpr const char* description =
       "Where each island's search time went, one row per island and session: evaluating, waiting for the model, "
       "and galapagos' own orchestration (MPI, migration, HDF5, search logic).";
-  static constexpr const char* units = "every field but session and island: seconds of the session's search";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"session", &R::session},
-      {"island", &R::island},
-      {"search_s", &R::search_s},
-      {"evaluating_s", &R::evaluating_s},
-      {"model_s", &R::model_s},
-      {"orchestration_s", &R::orchestration_s},
-      {"mpi_s", &R::mpi_s},
-      {"migration_s", &R::migration_s},
-      {"hdf5_s", &R::hdf5_s},
-      {"logic_s", &R::logic_s},
+      {"session", &R::session, ""},
+      {"island", &R::island, ""},
+      {"search_s", &R::search_s, "s"},
+      {"evaluating_s", &R::evaluating_s, "s"},
+      {"model_s", &R::model_s, "s"},
+      {"orchestration_s", &R::orchestration_s, "s"},
+      {"mpi_s", &R::mpi_s, "s"},
+      {"migration_s", &R::migration_s, "s"},
+      {"hdf5_s", &R::hdf5_s, "s"},
+      {"logic_s", &R::logic_s, "s"},
   });
 };
 
@@ -193,15 +180,14 @@ struct table_def<profile_row> {
   static constexpr const char* name = "profiles";
   static constexpr const char* description =
       "Profiler metrics (Nsight Compute) of each island's elites: one row per kernel launch and metric.";
-  static constexpr const char* units = "unit: as the profiler reports it (e.g. %, byte/second, register/thread)";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"candidate_id", &R::candidate_id},
-      {"island", &R::island},
-      {"kernel", &R::kernel},
-      {"launch", &R::launch},
-      {"metric", &R::metric},
-      {"unit", &R::unit},
-      {"value", &R::value},
+      {"candidate_id", &R::candidate_id, ""},
+      {"island", &R::island, ""},
+      {"kernel", &R::kernel, ""},
+      {"launch", &R::launch, ""},
+      {"metric", &R::metric, ""},
+      {"unit", &R::unit, ""},
+      {"value", &R::value, "[unit]"},
   });
 };
 
@@ -212,28 +198,27 @@ struct table_def<llm_call_row> {
   static constexpr const char* description =
       "One row per request of the LLM proposer to a language model: prompt, answer, tokens, cost and what became of "
       "the candidate it proposed. API keys are never stored.";
-  static constexpr const char* units = "cost: money in the unit of the configured prices; latency_s: seconds; tokens: counts";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"id", &R::id},
-      {"island", &R::island},
-      {"generation", &R::generation},
-      {"variation", &R::variation},
-      {"turn", &R::turn},
-      {"model", &R::model},
-      {"status", &R::status},
-      {"reason", &R::reason},
-      {"http_status", &R::http_status},
-      {"attempts", &R::attempts},
-      {"prompt_tokens", &R::prompt_tokens},
-      {"completion_tokens", &R::completion_tokens},
-      {"cost", &R::cost},
-      {"latency_s", &R::latency_s},
-      {"edits_applied", &R::edits_applied},
-      {"edits_failed", &R::edits_failed},
-      {"outcome", &R::outcome},
-      {"candidate_id", &R::candidate_id},
-      {"prompt", &R::prompt},
-      {"response", &R::response},
+      {"id", &R::id, ""},
+      {"island", &R::island, ""},
+      {"generation", &R::generation, ""},
+      {"variation", &R::variation, ""},
+      {"turn", &R::turn, ""},
+      {"model", &R::model, ""},
+      {"status", &R::status, ""},
+      {"reason", &R::reason, ""},
+      {"http_status", &R::http_status, ""},
+      {"attempts", &R::attempts, "count"},
+      {"prompt_tokens", &R::prompt_tokens, "count"},
+      {"completion_tokens", &R::completion_tokens, "count"},
+      {"cost", &R::cost, "money"},
+      {"latency_s", &R::latency_s, "s"},
+      {"edits_applied", &R::edits_applied, "count"},
+      {"edits_failed", &R::edits_failed, "count"},
+      {"outcome", &R::outcome, ""},
+      {"candidate_id", &R::candidate_id, ""},
+      {"prompt", &R::prompt, ""},
+      {"response", &R::response, ""},
   });
 };
 
@@ -242,18 +227,15 @@ struct table_def<machine_row> {
   using R = machine_row;
   static constexpr const char* name = "machine";
   static constexpr const char* description = "One row per island: the hardware probe of the node it ran on.";
-  static constexpr const char* units =
-      "cores: count; llc_bytes: bytes; bandwidth_gbs: 1e9 bytes/s (read + written); "
-      "peak_gflops: 1e9 float64 operations/s; peak_gflops_f32: 1e9 float32 operations/s";
   static constexpr auto fields = std::to_array<field<R>>({
-      {"island", &R::island},
-      {"host", &R::host},
-      {"cpu_model", &R::cpu_model},
-      {"cores", &R::cores},
-      {"llc_bytes", &R::llc_bytes},
-      {"bandwidth_gbs", &R::bandwidth_gbs},
-      {"peak_gflops", &R::peak_gflops},
-      {"peak_gflops_f32", &R::peak_gflops_f32},
+      {"island", &R::island, ""},
+      {"host", &R::host, ""},
+      {"cpu_model", &R::cpu_model, ""},
+      {"cores", &R::cores, "count"},
+      {"llc_bytes", &R::llc_bytes, "byte"},
+      {"bandwidth_gbs", &R::bandwidth_gbs, "GB/s"},
+      {"peak_gflops", &R::peak_gflops, "GFLOP/s"},
+      {"peak_gflops_f32", &R::peak_gflops_f32, "GFLOP/s"},
   });
 };
 
@@ -266,6 +248,7 @@ struct results_file::impl {
   std::string path;
   handle file;
   handle string_type;  // variable-length UTF-8 C string
+  handle flag_type;    // h5py's bool: an enum of int8, FALSE = 0, TRUE = 1
   handle sources;      // the /sources group
   std::tuple<detail::table<candidate_row>, detail::table<baseline_row>, detail::table<baseline_timing_row>,
              detail::table<population_row>, detail::table<migration_row>, detail::table<generation_row>,
@@ -291,6 +274,9 @@ struct results_file::impl {
     string_type = own(H5Tcopy(H5T_C_S1), H5Tclose, "create string type");
     check(H5Tset_size(string_type.get(), H5T_VARIABLE), path, "create string type");
     check(H5Tset_cset(string_type.get(), H5T_CSET_UTF8), path, "create string type");
+    flag_type = own(H5Tenum_create(H5T_NATIVE_INT8), H5Tclose, "create flag type");
+    for (const auto& [name, value] : {std::pair<const char*, std::int8_t>{"FALSE", 0}, {"TRUE", 1}})
+      check(H5Tenum_insert(flag_type.get(), name, &value), path, "create flag type");
   }
 
   void create_file() {
@@ -363,7 +349,7 @@ struct results_file::impl {
     t.dataset = own(H5Dcreate2(file.get(), name.c_str(), file_type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                     H5Dclose, what);
     write_string_attribute(t.dataset.get(), name, "description", def::description);
-    write_string_attribute(t.dataset.get(), name, "units", def::units);
+    write_string_attribute(t.dataset.get(), name, "units", detail::units_json<Row>());
   }
 
   template <class Row>
@@ -396,6 +382,16 @@ struct results_file::impl {
     std::deque<std::string> scratch;
     const char* text = detail::utf8_c_str(value, scratch);
     write_attribute(obj, obj_name, key, string_type.get(), &text);
+  }
+
+  // Texts as variable-length UTF-8, numbers as float64, integers as int64, flags as h5py's bool.
+  void write_attribute(hid_t obj, const std::string& obj_name, const std::string& key, const attribute_value& value) const {
+    if (const auto* text = std::get_if<std::string>(&value)) return write_string_attribute(obj, obj_name, key, *text);
+    if (const auto* number = std::get_if<double>(&value)) return write_attribute(obj, obj_name, key, H5T_IEEE_F64LE, number);
+    if (const auto* integer = std::get_if<std::int64_t>(&value))
+      return write_attribute(obj, obj_name, key, H5T_STD_I64LE, integer);
+    const std::int8_t flag = std::get<bool>(value) ? 1 : 0;
+    write_attribute(obj, obj_name, key, flag_type.get(), &flag);
   }
 
   // Opens a group, creating it and any missing parents.
@@ -436,7 +432,8 @@ results_file results_file::create(const std::string& path, const attributes& roo
   p->path = path;
   p->create_file();
   handle root = p->open_group("/");
-  for (const auto& [key, value] : root_attrs) p->write_string_attribute(root.get(), "/", key, value);
+  for (const auto& [key, value] : root_attrs) p->write_attribute(root.get(), "/", key, value);
+  p->write_attribute(root.get(), "/", "schema_version", schema_version);
   return results_file(std::move(p));
 }
 
@@ -469,12 +466,12 @@ void results_file::add_source(const std::string& hash, const std::string& text) 
 
 void results_file::set_attributes(const std::string& group, const attributes& attrs) {
   handle g = impl_->open_group(group);
-  for (const auto& [key, value] : attrs) impl_->write_string_attribute(g.get(), group, key, value);
+  for (const auto& [key, value] : attrs) impl_->write_attribute(g.get(), group, key, value);
 }
 
-void results_file::set_attribute(const std::string& group, const std::string& key, double value) {
+void results_file::set_attribute(const std::string& group, const std::string& key, const attribute_value& value) {
   handle g = impl_->open_group(group);
-  impl_->write_attribute(g.get(), group, key, H5T_NATIVE_DOUBLE, &value);
+  impl_->write_attribute(g.get(), group, key, value);
 }
 
 void results_file::set_text(const std::string& dataset, const std::string& text) {

@@ -5,10 +5,11 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "store/attribute_value.hpp"
 
 namespace galapagos::store {
 
@@ -129,12 +130,10 @@ struct machine_row {  // the hardware probe of the node an island ran on
   double peak_gflops_f32 = 0;  // float32 (BLAS sgemm)
 };
 
-// Root attributes written at creation. Every key becomes a string attribute of "/".
-using attributes = std::map<std::string, std::string>;
-
 class results_file {
  public:
-  // Creates (truncates) the file and writes the root attributes. Throws galapagos::error.
+  // Creates (truncates) the file and writes the root attributes, and schema_version. Throws
+  // galapagos::error.
   static results_file create(const std::string& path, const attributes& root_attrs);
   // Opens a results file this build wrote, to append to it (a resumed run's working copy).
   // Throws galapagos::error naming the file.
@@ -155,9 +154,10 @@ class results_file {
   void append(const std::vector<llm_call_row>& rows);
   // Stores a source text once under /sources/<hash> (no-op if present).
   void add_source(const std::string& hash, const std::string& text);
-  // Writes string/number attributes on a group, creating it (e.g. "/winner").
+  // Writes (or replaces) attributes of a group, creating it (e.g. "/winner"), each in the HDF5
+  // type of its kind: text, number, integer or flag (docs/hdf5-schema.md, "Attributes").
   void set_attributes(const std::string& group, const attributes& attrs);
-  void set_attribute(const std::string& group, const std::string& key, double value);
+  void set_attribute(const std::string& group, const std::string& key, const attribute_value& value);
   // Writes a text as a 1-D uint8 dataset at `dataset` (e.g. "/checkpoint/island_0/rng_state"),
   // creating it and its groups on first use and overwriting it in place afterwards, so that a
   // text rewritten at every checkpoint does not make the file grow (variable-length strings

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -34,12 +33,6 @@ using wire::decoder;
 using wire::put;
 using wire::read_frame;
 using wire::write_frame;
-
-std::string format_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 herr_t reclaim(hid_t type, hid_t space, void* buffer) {
 #if H5_VERSION_GE(1, 12, 0)
@@ -251,13 +244,18 @@ bool results_reader::has_here(const std::string& object) const {
   return exists(object);
 }
 
-std::optional<std::string> results_reader::string_attribute_here(const std::string& object, const std::string& key) const {
+std::optional<attribute_value> results_reader::attribute_here(const std::string& object, const std::string& key) const {
   if (!has_here(object)) return std::nullopt;
   auto a = impl_->attribute(object, key);
   if (!a) return std::nullopt;
   const id_handle type(H5Aget_type(a->get()), H5Tclose);
+  const id_handle space(H5Aget_space(a->get()), H5Sclose);
   const std::string what = "read attribute '" + key + "' of " + object;
-  switch (H5Tget_class(type.get())) {
+  if (!type.valid() || !space.valid()) impl_->fail(what);
+  const H5T_class_t kind = H5Tget_class(type.get());
+  if (H5Sget_simple_extent_npoints(space.get()) != 1)
+    throw galapagos::error(impl_->path, "attribute '" + key + "' of " + object + " is not a single value");
+  switch (kind) {
     case H5T_STRING: {
       if (H5Tis_variable_str(type.get()) > 0) {
         const id_handle mem = impl_->string_type();
@@ -273,28 +271,31 @@ std::optional<std::string> results_reader::string_attribute_here(const std::stri
       out.resize(out.find('\0') == std::string::npos ? n : out.find('\0'));
       return out;
     }
-    case H5T_FLOAT:
-    case H5T_INTEGER: {
+    case H5T_FLOAT: {
       double v = 0;
       if (H5Aread(a->get(), H5T_NATIVE_DOUBLE, &v) < 0) impl_->fail(what);
-      return format_number(v);
+      return v;
+    }
+    case H5T_INTEGER: {
+      std::int64_t v = 0;
+      if (H5Aread(a->get(), H5T_NATIVE_INT64, &v) < 0) impl_->fail(what);
+      return v;
+    }
+    case H5T_ENUM: {
+      // A flag is h5py's bool: an enum of an integer with the members FALSE and TRUE.
+      const id_handle mem(H5Tget_native_type(type.get(), H5T_DIR_DEFAULT), H5Tclose);
+      unsigned char value[16] = {};
+      char name[8] = {};
+      if (mem.valid() && H5Tget_size(mem.get()) <= sizeof value && H5Tget_nmembers(type.get()) == 2 &&
+          H5Aread(a->get(), mem.get(), value) >= 0 && H5Tenum_nameof(mem.get(), value, name, sizeof name) >= 0) {
+        if (std::strcmp(name, "TRUE") == 0) return true;
+        if (std::strcmp(name, "FALSE") == 0) return false;
+      }
+      throw galapagos::error(impl_->path, "attribute '" + key + "' of " + object + " is an enumeration but not a flag");
     }
     default:
-      throw galapagos::error(impl_->path, "attribute '" + key + "' of " + object + " is neither a string nor a number");
+      throw galapagos::error(impl_->path, "attribute '" + key + "' of " + object + " is neither a text, a number nor a flag");
   }
-}
-
-std::optional<double> results_reader::number_attribute_here(const std::string& object, const std::string& key) const {
-  if (!has_here(object)) return std::nullopt;
-  auto a = impl_->attribute(object, key);
-  if (!a) return std::nullopt;
-  const id_handle type(H5Aget_type(a->get()), H5Tclose);
-  const H5T_class_t c = H5Tget_class(type.get());
-  if (c != H5T_FLOAT && c != H5T_INTEGER)
-    throw galapagos::error(impl_->path, "attribute '" + key + "' of " + object + " is not a number");
-  double v = 0;
-  if (H5Aread(a->get(), H5T_NATIVE_DOUBLE, &v) < 0) impl_->fail("read attribute '" + key + "' of " + object);
-  return v;
 }
 
 std::optional<std::string> results_reader::text_here(const std::string& dataset) const {
@@ -379,8 +380,7 @@ constexpr double query_limit_s = 300;
 // What a query asks, as sent to the reading process.
 enum class query : char {
   has = 'h',
-  string_attribute = 's',
-  number_attribute = 'n',
+  attribute = 'a',
   text = 't',
   source = 'c',
   rows = 'r',
@@ -438,11 +438,8 @@ void results_reader::start_server() {
           case query::has:
             put(out, has_here(a));
             break;
-          case query::string_attribute:
-            put(out, string_attribute_here(a, b));
-            break;
-          case query::number_attribute:
-            put(out, number_attribute_here(a, b));
+          case query::attribute:
+            put(out, attribute_here(a, b));
             break;
           case query::text:
             put(out, text_here(a));
@@ -530,11 +527,36 @@ T results_reader::ask(char what, const std::string& a, const std::string& b) con
 }
 
 bool results_reader::has(const std::string& object) const { return ask<bool>('h', object); }
+std::optional<attribute_value> results_reader::attribute(const std::string& object, const std::string& key) const {
+  return ask<std::optional<attribute_value>>('a', object, key);
+}
+
+namespace {
+
+// Attribute `key` of `object` read as one kind by `as` (attribute_value.hpp), whichever form the
+// file holds it in; a value of another kind is an error naming the file and the attribute.
+template <class T, class As>
+std::optional<T> read_as(const results_reader& f, const std::string& object, const std::string& key, As as, const char* kind) {
+  const auto v = f.attribute(object, key);
+  if (!v) return std::nullopt;
+  if (auto x = as(*v)) return x;
+  throw galapagos::error(f.path(), "attribute '" + key + "' of " + object + " is not " + kind + " (" + describe(*v) + ")");
+}
+
+}  // namespace
+
 std::optional<std::string> results_reader::string_attribute(const std::string& object, const std::string& key) const {
-  return ask<std::optional<std::string>>('s', object, key);
+  const auto v = attribute(object, key);
+  return v ? std::optional<std::string>(as_text(*v)) : std::nullopt;
 }
 std::optional<double> results_reader::number_attribute(const std::string& object, const std::string& key) const {
-  return ask<std::optional<double>>('n', object, key);
+  return read_as<double>(*this, object, key, as_number, "a number");
+}
+std::optional<std::int64_t> results_reader::integer_attribute(const std::string& object, const std::string& key) const {
+  return read_as<std::int64_t>(*this, object, key, as_integer, "an integer");
+}
+std::optional<bool> results_reader::flag_attribute(const std::string& object, const std::string& key) const {
+  return read_as<bool>(*this, object, key, as_flag, "a flag (true or false)");
 }
 std::optional<std::string> results_reader::text(const std::string& dataset) const {
   return ask<std::optional<std::string>>('t', dataset);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "store/attribute_value.hpp"
+
 namespace galapagos::store {
 
 class results_reader {
@@ -27,10 +29,18 @@ class results_reader {
   const std::string& path() const;
   // Whether a group or dataset exists at `object` (an absolute path such as "/checkpoint").
   bool has(const std::string& object) const;
-  // Attribute `key` of the group or dataset `object`: strings as they are, numbers formatted
-  // with full precision by string_attribute. nullopt when absent; throws when unreadable.
+  // Attribute `key` of the group or dataset `object`, as stored: a text, a number (float), an
+  // integer or a flag (h5py's bool). nullopt when absent; throws when unreadable or of another
+  // type (an array, another enum).
+  std::optional<attribute_value> attribute(const std::string& object, const std::string& key) const;
+  // The same, read as one kind whichever form the file holds it in (attribute_value.hpp: an old
+  // file's "true" or "4" reads as a flag or an integer). Texts: anything, formatted. nullopt
+  // when absent; throws galapagos::error naming the file and the attribute when the value is not
+  // of that kind.
   std::optional<std::string> string_attribute(const std::string& object, const std::string& key) const;
   std::optional<double> number_attribute(const std::string& object, const std::string& key) const;
+  std::optional<std::int64_t> integer_attribute(const std::string& object, const std::string& key) const;
+  std::optional<bool> flag_attribute(const std::string& object, const std::string& key) const;
   // A text written by results_file::set_text; nullopt when there is no such dataset.
   std::optional<std::string> text(const std::string& dataset) const;
   // The source text stored under /sources/<hash>; nullopt when there is none.
@@ -51,8 +61,7 @@ class results_reader {
   template <class T>
   T ask(char what, const std::string& a, const std::string& b = {}) const;
   bool has_here(const std::string& object) const;
-  std::optional<std::string> string_attribute_here(const std::string& object, const std::string& key) const;
-  std::optional<double> number_attribute_here(const std::string& object, const std::string& key) const;
+  std::optional<attribute_value> attribute_here(const std::string& object, const std::string& key) const;
   std::optional<std::string> text_here(const std::string& dataset) const;
   std::optional<std::string> source_here(const std::string& hash) const;
   std::size_t rows_here(const std::string& table) const;

@@ -1,6 +1,7 @@
 // The typed-table layer of the results file: a table is described once, as a list of (field
-// name, struct member) pairs (table_def<Row>, the schema, in results_file.cpp); the compound
-// type, the packing of rows into C records and the record layout are generic over that list.
+// name, struct member, unit) triples (table_def<Row>, the schema, in results_file.cpp); the
+// compound type, the packing of rows into C records, the record layout and the table's `units`
+// attribute are generic over that list.
 // Strings are stored as UTF-8: invalid bytes are replaced by U+FFFD.
 #pragma once
 
@@ -44,10 +45,14 @@ std::string sanitize_utf8(std::string_view s);
 template <class Row>
 using member = std::variant<std::int32_t Row::*, std::int64_t Row::*, double Row::*, std::string Row::*>;
 
+// Units a column may have (docs/hdf5-schema.md, "Table attributes"): "s", "J", "W", "MHz", "GB/s",
+// "GFLOP/s", "byte", "count", "1" (a dimensionless ratio), "money" (the unit of the LLM prices),
+// "" (texts, ids, indices, codes), or "[column]": each row's unit is in that column.
 template <class Row>
 struct field {
   const char* name;  // exactly the struct member's name
   member<Row> ptr;
+  const char* unit = nullptr;  // every field names one: table<Row> refuses to compile otherwise
 };
 
 template <class Row>
@@ -90,6 +95,25 @@ hid_t native_type(hid_t string_type) {
     return string_type;
 }
 
+template <class Row>
+consteval bool every_field_has_unit() {
+  for (const auto& f : table_def<Row>::fields)
+    if (f.unit == nullptr) return false;
+  return true;
+}
+
+// The table's `units` attribute: a JSON object {"column": "unit"} over every field, in order.
+template <class Row>
+std::string units_json() {
+  std::string out = "{";
+  for (const auto& f : table_def<Row>::fields) {
+    if (out.size() > 1) out += ", ";
+    ((out += '"') += f.name) += "\": \"";
+    (out += f.unit) += '"';
+  }
+  return out + "}";
+}
+
 // One extendible compound dataset plus the in-memory record layout of its rows: the members
 // in declaration order at their natural alignment, like a C struct.
 template <class Row>
@@ -103,6 +127,7 @@ struct table {
   table() {
     static_assert(table_def<Row>::fields.size() == member_count<Row>(),
                   "table_def must list every member of the row, in declaration order");
+    static_assert(every_field_has_unit<Row>(), "every field of a table_def must name its unit ({name, &R::member, unit})");
     for (std::size_t f = 0; f < offsets.size(); ++f) {
       std::visit(
           [&](auto ptr) {

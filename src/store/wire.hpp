@@ -11,10 +11,14 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
+
+#include "store/attribute_value.hpp"
 
 namespace galapagos::store::wire {
 
@@ -25,6 +29,11 @@ inline void put(std::string& out, bool v) { out.push_back(v ? 1 : 0); }
 inline void put(std::string& out, const std::string& v) {
   put(out, static_cast<std::uint64_t>(v.size()));
   out.append(v);
+}
+// An attribute's value: the index of its kind, then the value.
+inline void put(std::string& out, const attribute_value& v) {
+  out.push_back(static_cast<char>(v.index()));
+  std::visit([&](const auto& x) { put(out, x); }, v);
 }
 template <class T>
 void put(std::string& out, const std::optional<T>& v) {
@@ -59,6 +68,15 @@ struct decoder {
     if (n > in.size() - at) throw std::length_error("short answer");
     v.assign(in.data() + at, n);
     at += n;
+  }
+  void get(attribute_value& v) {
+    static const attribute_value kinds[] = {std::string(), 0.0, std::int64_t{0}, false};  // in the variant's order
+    static_assert(std::size(kinds) == std::variant_size_v<attribute_value>);
+    char kind = 0;
+    bytes(&kind, 1);
+    if (kind < 0 || static_cast<std::size_t>(kind) >= std::size(kinds)) throw std::length_error("unknown kind of attribute");
+    v = kinds[static_cast<std::size_t>(kind)];
+    std::visit([&](auto& x) { get(x); }, v);
   }
   template <class T>
   void get(std::optional<T>& v) {

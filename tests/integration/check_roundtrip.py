@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """check_roundtrip.py FILE: reads a file written by write_sample_results with h5py and pandas
 and asserts the exact values that program writes. Prints "roundtrip ok" or exits non-zero."""
+import json
 import math
 import sys
 
@@ -31,6 +32,8 @@ FIELDS = {
                 "peak_gflops", "peak_gflops_f32"],
 }
 
+# Typed (schema 2): texts as str, integers as numpy.int64, numbers as numpy.float64, flags as
+# numpy.bool_.
 ROOT_ATTRS = {
     "galapagos_version": "0.1.0",
     "config_toml": "[search]\nislands = 2\nseed = 7\n",
@@ -38,6 +41,29 @@ ROOT_ATTRS = {
     "git_revision": "abc1234",
     "family": "stencil",
     "backend": "openmp",
+    "islands": np.int64(2),
+    "seed": np.int64(7),
+    "tolerance": np.float64(1e-9),
+    "finished": np.bool_(True),
+    "schema_version": np.int64(2),
+}
+
+# The `units` attribute of each table: a JSON object over every field; fields not named here: "".
+UNITS = {
+    "candidates": {**{k: "s" for k in ("compile_time_s", "setup_time_s", "eval_time_s", "time_median_s", "time_min_s",
+                                      "time_spread_s", "device_time_s")},
+                   "repetitions": "count", "rel_error": "1", "speedup": "1", "roofline_fraction": "1",
+                   "energy_j": "J", "power_w": "W", "sm_clock_mhz": "MHz", "throttled_runs": "count"},
+    "baselines": {**{k: "s" for k in ("setup_time_s", "time_median_s", "time_min_s", "time_spread_s")},
+                  "repetitions": "count", "rel_error": "1", "roofline_fraction": "1", "energy_j": "J", "power_w": "W",
+                  "sm_clock_mhz": "MHz", "throttled_runs": "count"},
+    "populations": {"fitness": "s"},
+    "migrations": {"fitness": "s"},
+    "generations": {"evaluated": "count", "failed": "count", "best_time_s": "s", "best_speedup": "1",
+                    "wall_time_s": "s", "device_busy_s": "s"},
+    "profiles": {"value": "[unit]"},
+    "machine": {"cores": "count", "llc_bytes": "byte", "bandwidth_gbs": "GB/s", "peak_gflops": "GFLOP/s",
+                "peak_gflops_f32": "GFLOP/s"},
 }
 
 
@@ -98,7 +124,7 @@ EXPECTED = {
                   3584.0, 7168.0)]],
 }
 
-WINNER_ATTRS = {"candidate_id": "1", "params": '{"TILE": 64, "UNROLL": 4}', "speedup": 3.0}
+WINNER_ATTRS = {"candidate_id": np.int64(1), "params": '{"TILE": 64, "UNROLL": 4}', "speedup": np.float64(3.0)}
 
 SOURCES = {"5f3a9c": "// candidate 1\nvoid kernel(double* a) { a[0] = 1.0; }\n"}
 
@@ -132,6 +158,12 @@ def check_table(f, name):
     expect(names == FIELDS[name], f"/{name}: fields {names} != {FIELDS[name]}")
     expect(isinstance(ds.attrs.get("units"), str) and ds.attrs["units"],
            f"/{name}: no str attribute 'units'")
+    try:
+        units = json.loads(ds.attrs.get("units", ""))
+    except ValueError:
+        units = None
+    want_units = {field: UNITS[name].get(field, "") for field in FIELDS[name]}
+    expect(units == want_units and list(units) == FIELDS[name], f"/{name}: units {units} != {want_units}")
     expect(isinstance(ds.attrs.get("description"), str) and ds.attrs["description"],
            f"/{name}: no str attribute 'description'")
     want_rows = EXPECTED[name]
@@ -188,7 +220,7 @@ def main():
     with f:
         for key, value in ROOT_ATTRS.items():
             got = f.attrs.get(key)
-            expect(isinstance(got, str), f"/ attribute {key}: {type(got).__name__}, not str")
+            expect(type(got) is type(value), f"/ attribute {key}: {type(got).__name__}, not {type(value).__name__}")
             expect(got == value, f"/ attribute {key}: {got!r} != {value!r}")
         for name in FIELDS:
             check_table(f, name)
@@ -199,8 +231,8 @@ def main():
         winner = f["winner"].attrs
         for key, value in WINNER_ATTRS.items():
             got = winner.get(key)
-            expect(isinstance(got, type(value)) and got == value,
-                   f"/winner {key}: {got!r} != {value!r}")
+            expect(type(got) is type(value) and got == value,
+                   f"/winner {key}: {got!r} ({type(got).__name__}) != {value!r}")
         check_pandas(f)
     if failures:
         print(f"{path}: roundtrip FAILED ({len(failures)} mismatches)", file=sys.stderr)

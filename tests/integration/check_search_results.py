@@ -5,13 +5,16 @@ time, a speedup and a roofline fraction, failed ones NaN; the baselines were mea
 more than one island a migration happened and the migrant was re-measured on arrival; every
 island re-timed the fastest baseline at each generation and its candidates' speedups divide by
 that time; the winner was re-checked interleaved with the baselines and is correct, and /winner's
-search-time speedup, drift and noise warning agree with the rows."""
+search-time speedup, drift and noise warning agree with the rows; the metadata is typed (schema
+2: integers, numbers and flags as HDF5 numbers and h5py booleans) and every column of every table
+has a unit."""
 import json
 import math
 import sys
 import tomllib
 
 import h5py
+import numpy as np
 
 STATUSES = {"ok", "compile_error", "load_error", "forbidden_symbol", "crash", "timeout", "out_of_memory",
             "sandbox_violation", "kernel_error", "wrong_result", "input_modified", "leaked_thread",
@@ -34,6 +37,14 @@ with h5py.File(path, "r") as f:
     for attr in ("galapagos_version", "config_toml", "created_utc", "family", "backend", "tolerance"):
         check(attr in f.attrs, f"root attribute {attr} missing")
     tolerance = float(f.attrs["tolerance"])
+    check(f.attrs.get("schema_version") == 2, f"schema_version {f.attrs.get('schema_version')!r}")
+    for attr, kind in (("islands", np.int64), ("seed", np.int64), ("tolerance", np.float64), ("finished", np.bool_)):
+        check(type(f.attrs.get(attr)) is kind, f"root attribute {attr}: {f.attrs.get(attr)!r} is not {kind.__name__}")
+    check(f.attrs.get("islands") == islands, f"root attribute islands {f.attrs.get('islands')!r}, ran {islands}")
+    for name, ds in f.items():
+        if isinstance(ds, h5py.Dataset) and ds.dtype.names:
+            units = json.loads(ds.attrs["units"])
+            check(list(units) == list(ds.dtype.names), f"/{name}: units {units} do not name its columns {ds.dtype.names}")
     cands = f["candidates"][:]
     check(len(cands) > 0, "no candidates")
     ids = set()
@@ -110,10 +121,10 @@ with h5py.File(path, "r") as f:
         w = f["winner"].attrs
         check(text(w["status"]) == "ok", f"winner failed its final check: {text(w['reason'])}")
         check(w["speedup"] > 0 and w["roofline_fraction"] > 0, "winner without speedup or roofline fraction")
-        check(int(text(w["candidate_id"])) in ids, "winner is not a recorded candidate")
+        check(type(w["candidate_id"]) is np.int64 and w["candidate_id"] in ids, "winner is not a recorded candidate")
         check(float(w["beat_baseline"]) == (1.0 if w["speedup"] > 1 else 0.0),
               f"beat_baseline {w['beat_baseline']} disagrees with the winner's speedup {w['speedup']}")
-        row = [c for c in cands if c["id"] == int(text(w["candidate_id"]))]
+        row = [c for c in cands if c["id"] == int(w["candidate_id"])]
         check(row and math.isclose(float(w["search_speedup"]), float(row[0]["speedup"]), rel_tol=1e-12),
               f"/winner search_speedup {w['search_speedup']} is not the winner's row's speedup")
         ok_times = [float(t["time_median_s"]) for t in timings if text(t["status"]) == "ok"]

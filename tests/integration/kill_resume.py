@@ -48,7 +48,7 @@ def inspect(path):
         cands = f["candidates"][:]
         ck = f["checkpoint"]
         islands = int(ck.attrs["islands"])
-        state = {"finished": text(f.attrs["finished"]) == "true", "evaluated": [], "generation": [], "rows": []}
+        state = {"finished": f.attrs["finished"].item() is True, "evaluated": [], "generation": [], "rows": []}
         ids = [int(c) for c in cands["id"]]
         if len(ids) != len(set(ids)):
             fail("a candidate id appears twice")

@@ -223,7 +223,7 @@ if resume:
     with h5py.File(out, "r") as f:
         calls = f["llm_calls"][:]
         cands = f["candidates"][:]
-        check(f.attrs["finished"] == "true", "the resumed run finished")
+        check(f.attrs["finished"].item() is True, "the resumed run finished")
         check(len({int(c["id"]) for c in calls}) == len(calls) == 6 and calls_before == 2, "every call recorded once, ids unique")
         keys = [(dec(c["source_hash"]), dec(c["params"])) for c in cands]
         check(len(set(keys)) == len(keys), "no candidate evaluated twice across the sessions")
@@ -239,7 +239,7 @@ if mpiexec:
     with h5py.File(out, "r") as f:
         calls = f["llm_calls"][:]
         cands = f["candidates"][:]
-        check(f.attrs["finished"] == "true", "the run finished")
+        check(f.attrs["finished"].item() is True, "the run finished")
         check({int(c["island"]) for c in calls} == {0}, "only island 0 asks the model (island_shares)")
         check(len(requests) >= 4, f"island 0 spent the scripted answers: {len(requests)} requests")
         accepted = [c for c in calls if dec(c["outcome"]) == "accepted"]
@@ -264,7 +264,7 @@ check("was not applied" in bodies[6]["messages"][-1]["content"], "a block that d
 check("llm budget is spent" in run.stdout.lower(), "the run says the LLM budget is spent")
 
 with h5py.File(out, "r") as f:
-    check(f.attrs["finished"] == "true", "the run finished")
+    check(f.attrs["finished"].item() is True, "the run finished")
     calls = f["llm_calls"][:]
     cands = f["candidates"][:]
     outcomes = [(int(c["variation"]), int(c["turn"]), dec(c["status"]), dec(c["outcome"])) for c in calls]

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """results_bad_inputs.py GALAPAGOS RESULTS.h5 WORKDIR: `galapagos report`, `galapagos export` and
 tools/galapagos_results.py on files they cannot use: missing, a folder, a text file, an HDF5 file
-that galapagos did not write, a file from a newer galapagos, a run with no successful candidate.
+that galapagos did not write, a file from a newer galapagos, a run with no successful candidate, a
+/winner whose candidate_id is no integer (in any form a schema stored it).
 Each must give exit 2 and one line on stderr naming the file and the problem, no traceback, and
 write nothing."""
 import os
@@ -37,6 +38,10 @@ with h5py.File(nothing_ok, "r+") as f:
         rows[i]["reason"] = b"max rel error 1 > 1e-12"
     f["candidates"][:] = rows
     del f["winner"]
+bad_winner = os.path.join(work, "bad_winner.h5")
+shutil.copy(results, bad_winner)
+with h5py.File(bad_winner, "r+") as f:
+    f["winner"].attrs["candidate_id"] = "the first"
 
 cases = [  # file, what the line must say
     (os.path.join(work, "missing.h5"), "no such file"),
@@ -45,6 +50,7 @@ cases = [  # file, what the line must say
     (foreign, "not a galapagos results file"),
     (newer, "newer than this galapagos"),
     (nothing_ok, "no candidate succeeded"),
+    (bad_winner, "attribute 'candidate_id' of /winner is not an integer"),
 ]
 commands = {
     "report": lambda f, out: [galapagos, "report", f, "--out", out],

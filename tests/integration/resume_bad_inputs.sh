@@ -2,7 +2,7 @@
 # resume_bad_inputs.sh GALAPAGOS SOURCE_DIR RECORDING: every kind of results file that
 # cannot be resumed or replayed (missing, truncated, not HDF5, without a checkpoint, from another
 # galapagos version or checkpoint format, with a stored config that no longer parses, with a
-# checkpoint that disagrees with its tables, a vanished replay recording, the wrong number of
+# checkpoint that disagrees with its tables or holds no integer where one belongs, a vanished replay recording, the wrong number of
 # ranks) gives one line on stderr naming the file and the problem, exit code 2, and leaves the
 # file byte for byte as it was, with no working copy beside it. A finished run answers exit 0.
 set -u
@@ -83,6 +83,9 @@ expect stale_config 2 "stale_config\.h5 \(its stored config\): key 'search\.bogu
 
 f=$(variant inconsistent 'f["checkpoint/island_0"].attrs["evaluated"] = 999.0')
 expect inconsistent 2 "inconsistent\.h5: the checkpoint of island 0 does not match /candidates" "$f" "$galapagos" resume "$f"
+
+f=$(variant bad_seed 'f["checkpoint"].attrs["seed"] = "forty-two"')
+expect bad_seed 2 "bad_seed\.h5: attribute 'seed' of /checkpoint is not an integer \(text 'forty-two'\)" "$f" "$galapagos" resume "$f"
 
 f=$(variant lost_recording 'f["checkpoint"].attrs["replay"] = "/nonexistent/recording.h5"')
 expect lost_recording 2 "/nonexistent/recording\.h5: no such file \(the replay recording of .*lost_recording\.h5\)" "$f" \

@@ -34,7 +34,7 @@ grep -q "^stopped: every island is checkpointed" "$work/run.log" || fail "the ru
 "$python" - "$out" <<'PY' || exit 1
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
-    assert f.attrs["finished"] == "false", "a stopped run is marked finished"
+    assert f.attrs["finished"].item() is False, "a stopped run is marked finished"
     assert "winner" not in f, "a stopped run has a winner"
     gens = [int(f["checkpoint"][f"island_{i}"].attrs["generation"]) for i in range(2)]
     assert min(gens) >= 1 and min(gens) < 3, f"checkpoint generations {gens}"
@@ -51,7 +51,7 @@ grep -q "^start-up: .*(machine probe kept " "$work/resume.log" || fail "the resu
 "$python" - "$out" <<'PY' || exit 1
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
-    assert f.attrs["finished"] == "true", "not finished"
+    assert f.attrs["finished"].item() is True, "not finished"
     s = f["sessions"]
     assert sorted(s) == ["0", "1"] and s["0"].attrs["kind"] == "run" and s["1"].attrs["kind"] == "resume", list(s)
     assert s["1"].attrs["baselines_first_row"] == 1 and s["1"].attrs["baselines_rows"] == 1, dict(s["1"].attrs)

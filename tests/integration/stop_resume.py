@@ -70,7 +70,7 @@ def checkpoint_state(path):
         evaluated = [int(a.get("evaluated", 0)) for a in island]
         unfinished = [int(a.get("unfinished_rows", 0)) for a in island]
         rows = [int((f["candidates"]["island"] == i).sum()) for i in range(2)]
-        finished = f.attrs["finished"] == "true"
+        finished = f.attrs["finished"].item() is True
     if [e + u for e, u in zip(evaluated, unfinished)] != rows:
         fail(f"{path}: checkpoint says {evaluated} evaluated and {unfinished} unfinished, /candidates holds {rows}")
     return gens, finished, sum(unfinished)

@@ -153,7 +153,7 @@ while not finished and session < 20:
     if "stopped" in output:
         stops += 1
     with h5py.File(stopped, "r") as f:
-        finished = f.attrs["finished"] == "true"
+        finished = f.attrs["finished"].item() is True
 if stops < 1 or not finished:
     fail(f"{stops} stops, finished: {finished}")
 same = subprocess.run([sys.executable, os.path.join(here, "compare_runs.py"), straight, stopped], capture_output=True,

@@ -50,7 +50,11 @@ void write(const char* path) {
                                        {"created_utc", "2024-01-02T03:04:05Z"},
                                        {"git_revision", "abc1234"},
                                        {"family", "stencil"},
-                                       {"backend", "openmp"}});
+                                       {"backend", "openmp"},
+                                       {"islands", 2},
+                                       {"seed", 7},
+                                       {"tolerance", 1e-9},
+                                       {"finished", true}});
   f.append(std::vector<candidate_row>{
       candidate(0, 0, 0, "random", "ok", "", R"({"TILE": 32, "UNROLL": 1})", "[]", 0.004, 1.5),
       candidate(1, 0, 1, "offspring", "ok", "", R"({"TILE": 64, "UNROLL": 4})", "[0]", 0.002, 3.0),
@@ -82,7 +86,7 @@ void write(const char* path) {
   });
   f.add_source("5f3a9c", "// candidate 1\nvoid kernel(double* a) { a[0] = 1.0; }\n");
   f.add_source("5f3a9c", "ignored: the first text stays");
-  f.set_attributes("/winner", {{"candidate_id", "1"}, {"params", R"({"TILE": 64, "UNROLL": 4})"}});
+  f.set_attributes("/winner", {{"candidate_id", std::int64_t{1}}, {"params", R"({"TILE": 64, "UNROLL": 4})"}});
   f.set_attribute("/winner", "speedup", 3.0);
   f.flush();
 }

@@ -40,7 +40,7 @@ import sys, h5py
 path, budget = sys.argv[1], int(sys.argv[2])
 text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
 with h5py.File(path, "r") as f:
-    assert text(f.attrs.get("finished", "")) == "true", "root attribute finished is not 'true'"
+    assert f.attrs["finished"].item() is True, "root attribute finished is not true"
     cands = f["candidates"][:]
 # Every stencil3d7 genome compiles and runs: a candidate that did not is one the stop signal
 # reached (a compiler or sandboxed worker killed by it).

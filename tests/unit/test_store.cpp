@@ -9,6 +9,8 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -282,7 +284,7 @@ TEST_F(store_test, round_trip) {
   EXPECT_EQ(read_column<std::int64_t>(h, "/machine", "llc_bytes")[0], 384 << 20);
   EXPECT_EQ(read_column<double>(h, "/machine", "bandwidth_gbs")[2], 350.5);
 
-  for (const auto& [key, value] : root_attrs) EXPECT_EQ(string_attribute(h, "/", key.c_str()), value);
+  for (const auto& [key, value] : root_attrs) EXPECT_EQ(string_attribute(h, "/", key.c_str()), std::get<std::string>(value));
   EXPECT_EQ(string_attribute(h, "/winner", "candidate_id"), "43");
   EXPECT_EQ(string_attribute(h, "/winner", "params"), "{\"TILE\": 42}");
   EXPECT_EQ(string_attribute(h, "/run/nested", "state"), "finished");
@@ -338,7 +340,16 @@ TEST_F(store_test, tables_exist_after_create_with_struct_field_names) {
   for (const auto& [table, want] : tables) {
     EXPECT_EQ(row_count(h, table), 0u) << table;
     EXPECT_EQ(field_names(h, table), want) << table;
-    EXPECT_FALSE(string_attribute(h, table, "units").empty()) << table;
+    // units: a JSON object naming the unit of every field, in order.
+    const std::string units = string_attribute(h, table, "units");
+    std::size_t at = 0;
+    for (const auto& field : want) {
+      const std::size_t found = units.find("\"" + field + "\": \"", at);
+      EXPECT_NE(found, std::string::npos) << table << " units lack " << field << ": " << units;
+      if (found != std::string::npos) at = found;
+    }
+    EXPECT_EQ(units.front(), '{') << table;
+    EXPECT_EQ(units.back(), '}') << table;
   }
   h5_id sources(H5Gopen2(h, "/sources", H5P_DEFAULT), H5Gclose);
   EXPECT_GE(sources.id, 0);
@@ -445,6 +456,61 @@ TEST_F(store_test, invalid_utf8_is_replaced) {
             "compiler said \xEF\xBF\xBD\xEF\xBF\xBD and \xEF\xBF\xBD\xEF\xBF\xBD: ok");
   EXPECT_EQ(read_column<std::string>(h, "/candidates", "status")[0], "ok");
   EXPECT_EQ(string_attribute(h, "/", "bad"), "a\xEF\xBF\xBD");
+}
+
+// Attributes are stored in the HDF5 type of their kind: texts as variable-length UTF-8, numbers as
+// float64, integers as int64, flags as h5py's bool (an enum of int8, FALSE = 0, TRUE = 1), which
+// h5py reads as numpy.bool_. The root holds schema_version.
+TEST_F(store_test, attributes_are_stored_in_the_type_of_their_kind) {
+  {
+    auto f = results_file::create(file(), {{"family", "stencil"}, {"tolerance", 1e-3}, {"islands", 4}, {"finished", false}});
+    f.set_attribute("/winner", "candidate_id", std::int64_t{1} << 40);
+    f.set_attribute("/winner", "finished", true);
+    f.set_attribute("/winner", "finished", false);  // replaced, still a flag
+  }
+  h5_id h(open_file(file()));
+  auto type_of = [&](const char* object, const char* key) {
+    h5_id attr(H5Aopen_by_name(h, object, key, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    return h5_id(H5Aget_type(attr), H5Tclose);
+  };
+  EXPECT_EQ(string_attribute(h, "/", "family"), "stencil");
+  {
+    h5_id t = type_of("/", "tolerance");
+    EXPECT_TRUE(H5Tequal(t, H5T_IEEE_F64LE) > 0);
+    EXPECT_EQ(double_attribute(h, "/", "tolerance"), 1e-3);
+  }
+  for (const auto& [object, key] : {std::pair{"/", "islands"}, {"/", "schema_version"}, {"/winner", "candidate_id"}}) {
+    h5_id t = type_of(object, key);
+    EXPECT_TRUE(H5Tequal(t, H5T_STD_I64LE) > 0) << object << " " << key;
+  }
+  std::int64_t version = 0, id = 0;
+  {
+    h5_id a(H5Aopen_by_name(h, "/", "schema_version", H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    EXPECT_GE(H5Aread(a, H5T_NATIVE_INT64, &version), 0);
+    h5_id b(H5Aopen_by_name(h, "/winner", "candidate_id", H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    EXPECT_GE(H5Aread(b, H5T_NATIVE_INT64, &id), 0);
+  }
+  EXPECT_EQ(version, schema_version);
+  EXPECT_EQ(id, std::int64_t{1} << 40);
+  for (const auto& [object, key] : {std::pair{"/", "finished"}, {"/winner", "finished"}}) {
+    h5_id t = type_of(object, key);
+    ASSERT_EQ(H5Tget_class(t), H5T_ENUM) << object << " " << key;
+    h5_id base(H5Tget_super(t), H5Tclose);
+    EXPECT_TRUE(H5Tequal(base, H5T_NATIVE_INT8) > 0);
+    ASSERT_EQ(H5Tget_nmembers(t), 2);
+    for (unsigned m = 0; m < 2; ++m) {
+      char* name = H5Tget_member_name(t, m);
+      std::int8_t value = -1;
+      EXPECT_GE(H5Tget_member_value(t, m, &value), 0);
+      EXPECT_EQ(std::string(name), m == 0 ? "FALSE" : "TRUE");
+      EXPECT_EQ(value, static_cast<std::int8_t>(m));
+      H5free_memory(name);
+    }
+    std::int8_t stored = -1;
+    h5_id a(H5Aopen_by_name(h, object, key, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    EXPECT_GE(H5Aread(a, t, &stored), 0);
+    EXPECT_EQ(stored, 0) << object << " " << key;
+  }
 }
 
 // A job killed after flush() leaves a file that opens and holds every flushed row.

@@ -66,7 +66,7 @@ TEST(StoreResume, AppendsAfterReopeningAndReadsFieldsBack) {
   {
     auto f = store::results_file::open(path);
     f.append(std::vector<store::candidate_row>{candidate(3, R"({"A":3})")});
-    f.set_attributes("/", {{"finished", "true"}});
+    f.set_attributes("/", {{"finished", true}});
   }
   const auto r = store::results_reader::open(path);
   EXPECT_EQ(r.rows("/candidates"), 3u);
@@ -85,6 +85,57 @@ TEST(StoreResume, AppendsAfterReopeningAndReadsFieldsBack) {
   EXPECT_NE(expect_error([&] { r.integers("/candidates", "no_such_field"); }).find("has no field 'no_such_field'"),
             std::string::npos);
   EXPECT_NE(expect_error([&] { r.rows("/no_table"); }).find("no table /no_table"), std::string::npos);
+}
+
+// Attributes are stored in the type of their kind, and read back as any kind whichever form the
+// file holds them in: schema 1 wrote root attributes and a few others as texts, group counters
+// as doubles.
+TEST(StoreResume, AttributesReadBackTypedAndFromTheirOldForms) {
+  const auto path = scratch("typed.h5").string();
+  {
+    auto f = store::results_file::create(path, {{"family", "stencil"}, {"tolerance", 1e-3}, {"islands", 4}, {"finished", false}});
+    f.set_attributes("/checkpoint", {{"seed", std::int64_t{9007199254740993}},  // 2^53 + 1: no double holds it
+                                     {"budget", 12.0},
+                                     {"sources_sent", true}});
+    // Schema 1's forms of the same values.
+    f.set_attributes("/old", {{"finished", "true"},
+                              {"islands", "4"},
+                              {"tolerance", "0.001"},
+                              {"seed", "9007199254740993"},
+                              {"sources_sent", 1.0},
+                              {"generation", 3.0},
+                              {"big", "1e+06"},
+                              {"word", "abc"},
+                              {"half", 2.5}});
+  }
+  const auto r = store::results_reader::open(path);
+  EXPECT_EQ(r.attribute("/", "family"), store::attribute_value(std::string("stencil")));
+  EXPECT_EQ(r.attribute("/", "tolerance"), store::attribute_value(1e-3));
+  EXPECT_EQ(r.attribute("/", "islands"), store::attribute_value(std::int64_t{4}));
+  EXPECT_EQ(r.attribute("/", "finished"), store::attribute_value(false));
+  EXPECT_EQ(r.attribute("/", "schema_version"), store::attribute_value(store::schema_version));
+  EXPECT_EQ(r.attribute("/checkpoint", "sources_sent"), store::attribute_value(true));
+  EXPECT_EQ(r.integer_attribute("/checkpoint", "seed"), 9007199254740993);
+  EXPECT_EQ(r.string_attribute("/checkpoint", "seed"), "9007199254740993");
+  EXPECT_EQ(r.string_attribute("/", "finished"), "false");
+  EXPECT_EQ(r.integer_attribute("/checkpoint", "budget"), 12);
+
+  EXPECT_EQ(r.flag_attribute("/old", "finished"), true);
+  EXPECT_EQ(r.integer_attribute("/old", "islands"), 4);
+  EXPECT_EQ(r.number_attribute("/old", "islands"), 4.0);
+  EXPECT_EQ(r.number_attribute("/old", "tolerance"), 1e-3);
+  EXPECT_EQ(r.integer_attribute("/old", "seed"), 9007199254740993);
+  EXPECT_EQ(r.flag_attribute("/old", "sources_sent"), true);
+  EXPECT_EQ(r.integer_attribute("/old", "generation"), 3);
+  EXPECT_EQ(r.integer_attribute("/old", "big"), 1000000);
+  EXPECT_FALSE(r.flag_attribute("/old", "absent").has_value());
+
+  const std::string where = path + ": attribute 'word' of /old is not a number (text 'abc')";
+  EXPECT_EQ(expect_error([&] { r.number_attribute("/old", "word"); }), where);
+  EXPECT_NE(expect_error([&] { r.integer_attribute("/old", "half"); }).find("'half' of /old is not an integer (number 2.5)"),
+            std::string::npos);
+  EXPECT_NE(expect_error([&] { r.flag_attribute("/old", "islands"); }).find("'islands' of /old is not a flag"),
+            std::string::npos);
 }
 
 TEST(StoreResume, TextsAreRewrittenInPlaceWithoutGrowingTheFile) {
