@@ -99,7 +99,7 @@ _UNITS_SCHEMA_1 = {
     **dict.fromkeys(("compile_time_s", "setup_time_s", "eval_time_s", "time_median_s", "time_min_s", "time_spread_s",
                      "device_time_s", "fitness", "best_time_s", "wall_time_s", "device_busy_s", "latency_s",
                      "search_s", "evaluating_s", "model_s", "orchestration_s", "mpi_s", "migration_s", "hdf5_s",
-                     "logic_s"), "s"),
+                     "logic_s", "baseline_time_s"), "s"),
     **dict.fromkeys(("repetitions", "throttled_runs", "evaluated", "failed", "cores", "attempts", "prompt_tokens",
                      "completion_tokens", "edits_applied", "edits_failed"), "count"),
     **dict.fromkeys(("rel_error", "speedup", "roofline_fraction", "best_speedup"), "1"),

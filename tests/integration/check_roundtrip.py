@@ -51,12 +51,14 @@ ROOT_ATTRS = {
 # The `units` attribute of each table: a JSON object over every field; fields not named here: "".
 UNITS = {
     "candidates": {**{k: "s" for k in ("compile_time_s", "setup_time_s", "eval_time_s", "time_median_s", "time_min_s",
-                                      "time_spread_s", "device_time_s")},
+                                      "time_spread_s", "device_time_s", "baseline_time_s")},
                    "repetitions": "count", "rel_error": "1", "speedup": "1", "roofline_fraction": "1",
                    "energy_j": "J", "power_w": "W", "sm_clock_mhz": "MHz", "throttled_runs": "count"},
     "baselines": {**{k: "s" for k in ("setup_time_s", "time_median_s", "time_min_s", "time_spread_s")},
                   "repetitions": "count", "rel_error": "1", "roofline_fraction": "1", "energy_j": "J", "power_w": "W",
                   "sm_clock_mhz": "MHz", "throttled_runs": "count"},
+    "baseline_timings": {**{k: "s" for k in ("time_median_s", "time_min_s", "time_spread_s", "wall_time_s")},
+                         "repetitions": "count"},
     "populations": {"fitness": "s"},
     "migrations": {"fitness": "s"},
     "generations": {"evaluated": "count", "failed": "count", "best_time_s": "s", "best_speedup": "1",
