@@ -102,6 +102,25 @@ def _steps_to(xs, ys, x_end):
     return xs, ys
 
 
+def _baseline_line(ax, name, base_s, retimed, factor, positions):
+    """The fastest baseline on a time plot: a step line per island through its re-timings
+    (`positions(island, rows)` gives their x and where the island's line ends), else a horizontal
+    line at its start-up time. Returns the plotted times (for the axis range)."""
+    scaled = []
+    if not retimed.empty:
+        label = f"baseline {name} (re-timed each generation)"
+        for island, rows in retimed.sort_values(["island", "generation"]).groupby("island"):
+            xs, end = positions(island, rows)
+            xs, ys = _steps_to(xs, rows.time_median_s * factor, end)
+            ax.step(xs, ys, where="post", label=label, **BASELINE_STYLE)
+            scaled += ys
+            label = None  # one legend entry for every island's line
+    elif finite(base_s):
+        ax.axhline(base_s * factor, label=f"baseline {name} (timed at the start)", **BASELINE_STYLE)
+        scaled.append(base_s * factor)
+    return scaled
+
+
 def plot_best_vs_wallclock(r, ax):
     g = r.generations.sort_values(["island", "generation"])
     if g.empty:
@@ -115,17 +134,8 @@ def plot_best_vs_wallclock(r, ax):
         t = [x * factor if finite(x) else float("nan") for x in rows.best_time_s]
         scaled += t
         ax.step(rows.wall_time_s * wfactor, t, where="post", marker="o", ms=3, label=f"island {island}")
-    if not retimed.empty:
-        label = f"baseline {name} (re-timed each generation)"
-        for island, rows in retimed.sort_values(["island", "generation"]).groupby("island"):
-            end = g[g.island == island].wall_time_s.max()
-            xs, ys = _steps_to(rows.wall_time_s * wfactor, rows.time_median_s * factor, end * wfactor)
-            ax.step(xs, ys, where="post", label=label, **BASELINE_STYLE)
-            scaled += ys
-            label = None  # one legend entry for every island's line
-    elif finite(base_s):
-        ax.axhline(base_s * factor, label=f"baseline {name} (timed at the start)", **BASELINE_STYLE)
-        scaled.append(base_s * factor)
+    scaled += _baseline_line(ax, name, base_s, retimed, factor, lambda island, rows: (
+        rows.wall_time_s * wfactor, g[g.island == island].wall_time_s.max() * wfactor))
     ax.set_xlabel(f"wall-clock time of the search ({wname})")
     _time_axis(ax, scaled, unit, "best median time")
     ax.legend(fontsize=7)
@@ -146,18 +156,9 @@ def plot_best_vs_evaluations(r, ax):
         scaled += t
         longest[island] = len(rows)
         ax.step(range(1, len(rows) + 1), t, where="post", label=f"island {island}")
-    if not retimed.empty:  # the re-timing at the start of generation g holds from the island's first evaluation in g
-        label = f"baseline {name} (re-timed each generation)"
-        for island, rows in retimed.sort_values(["island", "generation"]).groupby("island"):
-            mine = c[c.island == island]
-            xs = [int((mine.generation < gen).sum()) + 1 for gen in rows.generation]
-            xs, ys = _steps_to(xs, rows.time_median_s * factor, longest.get(island, 0))
-            ax.step(xs, ys, where="post", label=label, **BASELINE_STYLE)
-            scaled += ys
-            label = None
-    elif finite(base_s):
-        ax.axhline(base_s * factor, label=f"baseline {name} (timed at the start)", **BASELINE_STYLE)
-        scaled.append(base_s * factor)
+    # The re-timing at the start of generation g holds from the island's first evaluation in g.
+    scaled += _baseline_line(ax, name, base_s, retimed, factor, lambda island, rows: (
+        [int((c[c.island == island].generation < gen).sum()) + 1 for gen in rows.generation], longest.get(island, 0)))
     ax.set_xlabel("evaluations on the island")
     _integer_ticks(ax.xaxis)
     _time_axis(ax, scaled, unit, "best median time")
