@@ -102,10 +102,12 @@ def _steps_to(xs, ys, x_end):
     return xs, ys
 
 
-def _baseline_line(ax, name, base_s, retimed, factor, positions):
+def _baseline_line(ax, r, factor, positions):
     """The fastest baseline on a time plot: a step line per island through its re-timings
     (`positions(island, rows)` gives their x and where the island's line ends), else a horizontal
     line at its start-up time. Returns the plotted times (for the axis range)."""
+    name, base_s = fastest_baseline(r)
+    retimed = baseline_retimings(r, name)
     scaled = []
     if not retimed.empty:
         label = f"baseline {name} (re-timed each generation)"
@@ -125,8 +127,6 @@ def plot_best_vs_wallclock(r, ax):
     g = r.generations.sort_values(["island", "generation"])
     if g.empty:
         return _empty(ax, "no generation completed")
-    name, base_s = fastest_baseline(r)
-    retimed = baseline_retimings(r, name)
     factor, unit = run_time_unit(r)
     wfactor, wname = wall_unit(g.wall_time_s.max())
     scaled = []
@@ -134,7 +134,7 @@ def plot_best_vs_wallclock(r, ax):
         t = [x * factor if finite(x) else float("nan") for x in rows.best_time_s]
         scaled += t
         ax.step(rows.wall_time_s * wfactor, t, where="post", marker="o", ms=3, label=f"island {island}")
-    scaled += _baseline_line(ax, name, base_s, retimed, factor, lambda island, rows: (
+    scaled += _baseline_line(ax, r, factor, lambda island, rows: (
         rows.wall_time_s * wfactor, g[g.island == island].wall_time_s.max() * wfactor))
     ax.set_xlabel(f"wall-clock time of the search ({wname})")
     _time_axis(ax, scaled, unit, "best median time")
@@ -145,8 +145,6 @@ def plot_best_vs_evaluations(r, ax):
     c = r.candidates
     if c.empty:
         return _empty(ax, "no candidate evaluated")
-    name, base_s = fastest_baseline(r)
-    retimed = baseline_retimings(r, name)
     factor, unit = run_time_unit(r)
     scaled = []
     longest = {}
@@ -157,7 +155,7 @@ def plot_best_vs_evaluations(r, ax):
         longest[island] = len(rows)
         ax.step(range(1, len(rows) + 1), t, where="post", label=f"island {island}")
     # The re-timing at the start of generation g holds from the island's first evaluation in g.
-    scaled += _baseline_line(ax, name, base_s, retimed, factor, lambda island, rows: (
+    scaled += _baseline_line(ax, r, factor, lambda island, rows: (
         [int((c[c.island == island].generation < gen).sum()) + 1 for gen in rows.generation], longest.get(island, 0)))
     ax.set_xlabel("evaluations on the island")
     _integer_ticks(ax.xaxis)

@@ -34,6 +34,28 @@ double floor_from(double roofline_fraction, double median_s) {
   return std::isfinite(roofline_fraction) && std::isfinite(median_s) ? roofline_fraction * median_s : 0.0;
 }
 
+// What every recorded timing table holds alike (/candidates, /baselines, /baseline_timings): each
+// row's status and its timed runs' median, minimum, interquartile range and count, as the
+// measurement the row records. Unknown statuses are refused naming the table and row.
+std::vector<eval::measurement> recorded_timings(const store::results_reader& f, const std::string& table,
+                                                const std::string& file) {
+  const auto status = f.strings(table, "status");
+  const auto median = f.numbers(table, "time_median_s");
+  const auto min = f.numbers(table, "time_min_s");
+  const auto spread = f.numbers(table, "time_spread_s");
+  const auto reps = f.integers(table, "repetitions");
+  std::vector<eval::measurement> out(status.size());
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    auto& m = out[r];
+    m.status = eval::stored_status(status[r], file, table + " row " + std::to_string(r));
+    m.time_median_s = median[r];
+    m.time_min_s = min[r];
+    m.time_spread_s = spread[r];
+    m.repetitions = m.verified_runs = static_cast<int>(reps[r]);
+  }
+  return out;
+}
+
 }  // namespace
 
 replay_source::replay_source(const std::filesystem::path& recording, double delay_s) : path_(recording), delay_s_(delay_s) {
@@ -45,57 +67,37 @@ replay_source::replay_source(const std::filesystem::path& recording, double dela
 
   const auto params = f.strings("/candidates", "params");
   const auto hash = f.strings("/candidates", "source_hash");
-  const auto status = f.strings("/candidates", "status");
   const auto reason = f.strings("/candidates", "reason");
   const auto compile = f.numbers("/candidates", "compile_time_s");
   const auto setup = f.numbers("/candidates", "setup_time_s");
   const auto eval_time = f.numbers("/candidates", "eval_time_s");
-  const auto median = f.numbers("/candidates", "time_median_s");
-  const auto min = f.numbers("/candidates", "time_min_s");
-  const auto spread = f.numbers("/candidates", "time_spread_s");
-  const auto reps = f.integers("/candidates", "repetitions");
   const auto rel = f.numbers("/candidates", "rel_error");
   const auto roof = f.numbers("/candidates", "roofline_fraction");
+  auto measured = recorded_timings(f, "/candidates", p);
   for (std::size_t r = 0; r < params.size(); ++r) {
-    if (status[r] == "not_recorded") continue;  // a replay of a replay serves only what was measured
-    eval::measurement m;
-    m.status = eval::stored_status(status[r], p, "/candidates row " + std::to_string(r));
+    auto& m = measured[r];
+    if (m.status == eval::candidate_status::not_recorded) continue;  // a replay of a replay serves only what was measured
     m.reason = reason[r];
     m.source_hash = hash[r];
     m.compile_time_s = compile[r];
     m.setup_time_s = setup[r];
     m.eval_time_s = eval_time[r];
-    m.time_median_s = median[r];
-    m.time_min_s = min[r];
-    m.time_spread_s = spread[r];
-    m.repetitions = static_cast<int>(reps[r]);
-    m.verified_runs = m.repetitions;
     m.rel_error = rel[r];
-    m.floor_s = floor_from(roof[r], median[r]);
+    m.floor_s = floor_from(roof[r], m.time_median_s);
     candidates_.emplace(hash[r] + " " + canonical(params[r]), m);  // the first row wins
   }
   const auto bname = f.strings("/baselines", "name");
   const auto bhash = f.strings("/baselines", "source_hash");
-  const auto bstatus = f.strings("/baselines", "status");
   const auto breason = f.strings("/baselines", "reason");
-  const auto bmedian = f.numbers("/baselines", "time_median_s");
-  const auto bmin = f.numbers("/baselines", "time_min_s");
-  const auto bspread = f.numbers("/baselines", "time_spread_s");
-  const auto breps = f.integers("/baselines", "repetitions");
   const auto brel = f.numbers("/baselines", "rel_error");
   const auto broof = f.numbers("/baselines", "roofline_fraction");
+  auto bmeasured = recorded_timings(f, "/baselines", p);
   for (std::size_t r = 0; r < bname.size(); ++r) {
-    eval::measurement m;
-    m.status = eval::stored_status(bstatus[r], p, "/baselines row " + std::to_string(r));
+    auto& m = bmeasured[r];
     m.reason = breason[r];
     m.source_hash = bhash[r];
-    m.time_median_s = bmedian[r];
-    m.time_min_s = bmin[r];
-    m.time_spread_s = bspread[r];
-    m.repetitions = static_cast<int>(breps[r]);
-    m.verified_runs = m.repetitions;
     m.rel_error = brel[r];
-    m.floor_s = floor_from(broof[r], bmedian[r]);
+    m.floor_s = floor_from(broof[r], m.time_median_s);
     baselines_.emplace(bhash[r], m);
     baseline_names_.emplace(bhash[r], bname[r]);
   }
@@ -103,20 +105,17 @@ replay_source::replay_source(const std::filesystem::path& recording, double dela
     const auto island = f.integers("/baseline_timings", "island");
     const auto generation = f.integers("/baseline_timings", "generation");
     const auto name = f.strings("/baseline_timings", "name");
-    const auto status = f.strings("/baseline_timings", "status");
-    const auto median = f.numbers("/baseline_timings", "time_median_s");
-    const auto min = f.numbers("/baseline_timings", "time_min_s");
-    const auto spread = f.numbers("/baseline_timings", "time_spread_s");
-    const auto reps = f.integers("/baseline_timings", "repetitions");
+    const auto timed = recorded_timings(f, "/baseline_timings", p);
     for (std::size_t r = 0; r < island.size(); ++r) {
-      eval::measurement m;
-      for (const auto& [h, n] : baseline_names_)  // the baseline's own row: its source and floor
-        if (n == name[r]) m = baselines_.at(h);
-      m.status = eval::stored_status(status[r], p, "/baseline_timings row " + std::to_string(r));
-      m.time_median_s = median[r];
-      m.time_min_s = min[r];
-      m.time_spread_s = spread[r];
-      m.repetitions = m.verified_runs = static_cast<int>(reps[r]);
+      eval::measurement m = timed[r];
+      for (const auto& [h, n] : baseline_names_)  // the baseline's own row: its source, error and floor
+        if (n == name[r]) {
+          const auto& b = baselines_.at(h);
+          m.reason = b.reason;
+          m.source_hash = b.source_hash;
+          m.rel_error = b.rel_error;
+          m.floor_s = b.floor_s;
+        }
       baseline_timings_[{static_cast<int>(island[r]), static_cast<int>(generation[r])}] = m;  // a later session's wins
     }
   }
