@@ -249,6 +249,11 @@ void island_driver::impl::keep_unfinished(int carried_before, double wall_s) {
   const int fresh = static_cast<int>(batch_.candidates.size());
   s.unfinished = carried_before + fresh;
   s.wall_time_s = wall_s;
+  // The generation's re-timing of the baseline is kept with its rows (/baseline_timings): the
+  // drift over the run counts it, as it counts every other row of the table.
+  s.baseline_time_s = baseline_s_;
+  s.baseline_min_s = baseline_min_s_;
+  s.baseline_max_s = baseline_max_s_;
   batch_.state = to_json_text(s);
   flush_records();
   if (s.unfinished > 0)
