@@ -34,6 +34,9 @@
 //                    current slab's FMAs and stored after them, one barrier per slab.
 //                    0: one slab, load / barrier / compute / barrier.
 //   GLP_VEC          1, 2, 4: elements per global load (and per store of C when TN allows).
+//   GLP_MMA          0 here. The CUDA template's tensor-core kernel (cuda/gemm_mma.cuh) is chosen
+//                    by GLP_MMA > 0: the SIMT kernel below and its checks are then not compiled
+//                    (TM, TN, DOUBLE_BUFFER and VEC mean nothing to it), only make_plan is used.
 #ifndef GLP_GEMM_KERNELS_HPP
 #define GLP_GEMM_KERNELS_HPP
 
@@ -73,10 +76,14 @@
 #ifndef GLP_VEC
 #define GLP_VEC 2
 #endif
+#ifndef GLP_MMA
+#define GLP_MMA 0
+#endif
 
 #if GLP_BM < 1 || GLP_BN < 1 || GLP_BK < 1 || GLP_WM < 1 || GLP_WN < 1 || GLP_TM < 1 || GLP_TN < 1
 #error "gemm: tile sizes must be >= 1"
 #endif
+#if GLP_MMA == 0
 #if GLP_BM % GLP_WM != 0 || GLP_BN % GLP_WN != 0
 #error "gemm: the warp tile must divide the block tile (BM % WM == 0, BN % WN == 0)"
 #endif
@@ -95,6 +102,7 @@
 #if GLP_DOUBLE_BUFFER != 0 && GLP_DOUBLE_BUFFER != 1
 #error "gemm: GLP_DOUBLE_BUFFER must be 0 or 1"
 #endif
+#endif  // GLP_MMA == 0
 
 namespace glp_gemm {
 
@@ -118,7 +126,9 @@ constexpr int B_VECS = BK * BN / VEC;
 constexpr int LA = (A_VECS + NT - 1) / NT;  // pieces per thread
 constexpr int LB = (B_VECS + NT - 1) / NT;
 constexpr int kSharedBytes = NBUF * BK * (LDA + LDB) * static_cast<int>(sizeof(real));
+#if GLP_MMA == 0
 static_assert(kSharedBytes <= 48 * 1024, "gemm: the shared slabs exceed 48 KiB of static shared memory (BK*(BM+BN) too large)");
+#endif
 
 struct problem {
   int64_t m, n, k;
@@ -196,6 +206,7 @@ __device__ __forceinline__ void store_n(real* dst, const real (&src)[N]) {
   }
 }
 
+#if GLP_MMA == 0  // the SIMT kernel
 // ------------------------------------------------------------------------------------------------
 // Slab loads: global -> registers (zeros outside the matrix) and registers -> shared.
 // A piece e of the slab at (m0, k0): row r = e / (BK/VEC), columns c..c+VEC-1, c = (e % (BK/VEC))*VEC.
@@ -384,6 +395,8 @@ __global__ void __launch_bounds__(NT) gemm_kernel(const real* __restrict__ A, co
     }
   }
 }
+
+#endif  // GLP_MMA == 0
 
 // ------------------------------------------------------------------------------------------------
 // Host side (no runtime calls): argument checks and the launch shape.

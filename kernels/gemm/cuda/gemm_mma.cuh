@@ -1,0 +1,223 @@
+// gemm (float64), the tensor-core path of the CUDA template: C = alpha*A*B + beta*C on the FP64
+// tensor cores (mma.sync with f64 operands), chosen by GLP_MMA > 0. Same problem, arguments and
+// argument checks as the SIMT kernel in ../cuda_hip/gemm_kernels.hpp (its glp_gemm::make_plan and
+// glp_gemm::problem are reused); CUDA only: AMD's matrix cores have other instructions.
+//
+// Structure:
+//   a block computes a BM x BN tile of C with (BM/WM) x (BN/WN) warps, each a WM x WN warp tile
+//   made of (WM/MR) x (WN/8) tensor-core tiles of MR x 8 (MR = 8 for m8n8k4, else 16);
+//   the k dimension is walked in BK-deep slabs, STAGES slabs in flight: slab s+STAGES-1 is being
+//   copied (cp.async, 8 bytes per element, zero-filled outside the matrix) while slab s is
+//   multiplied. A and B keep their row-major layout in shared memory, rows padded by 4 doubles so
+//   that the fragment loads of a half warp hit 16 distinct banks;
+//   the accumulators stay in registers; the write-back masks the matrix's edges.
+//
+// Parameters (-DGLP_<NAME>=<int>):
+//   GLP_MMA      1 m8n8k4 (sm_80 and later; half rate on sm_90), 2 m16n8k4, 3 m16n8k8,
+//                4 m16n8k16 (sm_90 and later).
+//   GLP_STAGES   slabs in flight (2, 3 or 4).
+//   GLP_BLOCKS_PER_SM  blocks the compiler must fit on one SM (__launch_bounds__' minimum): above 1
+//                it caps the registers per thread, trading spills for more warps in flight.
+//   GLP_BM, GLP_BN, GLP_BK, GLP_WM, GLP_WN as for the SIMT kernel; BK a multiple of the shape's k.
+// The shared slabs take STAGES*(BM*(BK+4) + BK*(BN+4))*8 bytes of dynamic shared memory (the
+// launcher raises the kernel's limit); the accumulators WM*WN/32 doubles per thread.
+#ifndef GLP_GEMM_MMA_CUH
+#define GLP_GEMM_MMA_CUH
+
+#include <cuda_runtime.h>
+
+#include "../cuda_hip/gemm_kernels.hpp"
+
+#ifndef GLP_STAGES
+#define GLP_STAGES 3
+#endif
+#ifndef GLP_BLOCKS_PER_SM
+#define GLP_BLOCKS_PER_SM 1
+#endif
+#if GLP_MMA < 1 || GLP_MMA > 4
+#error "gemm: GLP_MMA must be 0 (SIMT) or 1..4 (tensor-core shapes)"
+#endif
+#if GLP_STAGES < 2 || GLP_STAGES > 4
+#error "gemm: GLP_STAGES must be 2, 3 or 4"
+#endif
+#if GLP_BLOCKS_PER_SM < 1 || GLP_BLOCKS_PER_SM > 8
+#error "gemm: GLP_BLOCKS_PER_SM must be 1..8"
+#endif
+
+namespace glp_gemm_mma {
+
+static_assert(sizeof(GLP_REAL) == 8, "gemm: the tensor-core path (GLP_MMA > 0) is for float64 only");
+using glp_gemm::problem;
+
+constexpr int BM = GLP_BM, BN = GLP_BN, BK = GLP_BK, WM = GLP_WM, WN = GLP_WN, STAGES = GLP_STAGES;
+constexpr int MR = GLP_MMA == 1 ? 8 : 16;                                        // rows of one mma tile
+constexpr int KK = GLP_MMA == 3 ? 8 : GLP_MMA == 4 ? 16 : 4;                     // its depth
+constexpr int NA = MR * KK / 32, NB = KK * 8 / 32, ND = MR * 8 / 32;            // fragment sizes per thread
+constexpr int MI = WM / MR, NJ = WN / 8;                                         // mma tiles per warp tile
+constexpr int NWARPS = (BM / WM) * (BN / WN), NT = 32 * NWARPS;                  // warps and threads per block
+constexpr int LDA = BK + 4, LDB = BN + 4;                                        // shared row lengths (doubles)
+constexpr int STAGE = BM * LDA + BK * LDB;                                       // doubles per stage
+constexpr int kSharedBytes = STAGES * STAGE * 8;
+
+static_assert(BM % WM == 0 && BN % WN == 0, "gemm: the warp tile must divide the block tile");
+static_assert(WM % MR == 0 && WN % 8 == 0, "gemm: the warp tile must be whole tensor-core tiles (WM % 16, WN % 8)");
+static_assert(BK % KK == 0, "gemm: BK must be a multiple of the tensor-core shape's k");
+static_assert(NT >= 32 && NT <= 1024, "gemm: (BM/WM)*(BN/WN) warps must make 32..1024 threads");
+static_assert(kSharedBytes <= 227 * 1024, "gemm: the shared slabs exceed 227 KiB");
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "gemm: the FP64 tensor cores need sm_80 or later"
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900 && GLP_MMA > 1
+#error "gemm: the m16n8 FP64 shapes (GLP_MMA 2..4) need sm_90 or later"
+#endif
+
+// D += A*B for one MR x 8 x KK tile. Fragment layout (lane = 4*g + t): A element i is at row
+// g + 8*(i%2) (MR = 16) or g (MR = 8), column t + 4*(i / (MR/8)); B element i at row t + 4*i,
+// column g; D element i at row g + 8*(i/2), column 2*t + i%2 (bench/dmma_shapes.cu checks them).
+__device__ __forceinline__ void mma(double (&d)[ND], const double (&a)[NA], const double (&b)[NB]) {
+#if GLP_MMA == 1
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a[0]), "d"(b[0]));
+#elif GLP_MMA == 2
+  asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+#elif GLP_MMA == 3
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, "
+      "{%0,%1,%2,%3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
+        "d"(b[2]), "d"(b[3]));
+#endif
+}
+
+// One double from global to shared memory without passing through registers; `inside` false
+// writes a zero (no byte of `src` is read then, but it must still be a valid address).
+__device__ __forceinline__ void copy8(double* dst, const double* src, bool inside) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(inside ? 8 : 0));
+}
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void wait_pending() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Issues the copies of slab `s` (k from s*BK) of the block tile at (m0, n0) into `stage`.
+__device__ __forceinline__ void load_slab(double* stage, const double* __restrict__ A, const double* __restrict__ B,
+                                          const problem& P, int64_t m0, int64_t n0, int64_t s, int tid) {
+  const int64_t k0 = s * BK;
+  double* as = stage;
+  double* bs = stage + BM * LDA;
+#pragma unroll 4
+  for (int e = tid; e < BM * BK; e += NT) {
+    const int r = e / BK, c = e % BK;
+    const int64_t gi = m0 + r, gp = k0 + c;
+    const bool in = gi < P.m && gp < P.k;
+    copy8(as + r * LDA + c, in ? A + gi * P.k + gp : A, in);
+  }
+#pragma unroll 4
+  for (int e = tid; e < BK * BN; e += NT) {
+    const int r = e / BN, c = e % BN;
+    const int64_t gp = k0 + r, gj = n0 + c;
+    const bool in = gp < P.k && gj < P.n;
+    copy8(bs + r * LDB + c, in ? B + gp * P.n + gj : B, in);
+  }
+}
+
+__global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM) gemm_mma_kernel(const double* __restrict__ A, const double* __restrict__ B,
+                                                         const double* __restrict__ alpha_p, const double* __restrict__ beta_p,
+                                                         double* __restrict__ C, problem P) {
+  extern __shared__ __align__(16) double smem[];
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;  // the warp tile in the block tile
+  const double alpha = *alpha_p, beta = *beta_p;
+  const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN, kslabs = (P.k + BK - 1) / BK;
+
+  for (int64_t tm = blockIdx.y; tm < mtiles; tm += gridDim.y) {
+    for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) {
+      const int64_t m0 = tm * BM, n0 = tn * BN;
+      double acc[MI][NJ][ND];
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NJ; ++j)
+#pragma unroll
+          for (int v = 0; v < ND; ++v) acc[i][j][v] = 0.0;
+
+      // Prologue: slabs 0..STAGES-2 in flight (an empty group where there is no such slab).
+#pragma unroll
+      for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < kslabs) load_slab(smem + s * STAGE, A, B, P, m0, n0, s, tid);
+        commit();
+      }
+      for (int64_t s = 0; s < kslabs; ++s) {
+        wait_pending<STAGES - 2>();  // slab s has landed (this thread's copies)...
+        __syncthreads();             // ...and everyone's; the stage of slab s-1 is free again
+        const int64_t next = s + STAGES - 1;
+        if (next < kslabs) load_slab(smem + (next % STAGES) * STAGE, A, B, P, m0, n0, next, tid);
+        commit();
+        const double* as = smem + (s % STAGES) * STAGE;
+        const double* bs = as + BM * LDA;
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += KK) {
+          double a[MI][NA], b[NJ][NB];
+#pragma unroll
+          for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int q = 0; q < NA; ++q) {
+              const int row = wm0 + i * MR + g + (MR == 16 ? 8 * (q % 2) : 0);
+              const int col = kk + t + 4 * (MR == 16 ? q / 2 : q);
+              a[i][q] = as[row * LDA + col];
+            }
+#pragma unroll
+          for (int j = 0; j < NJ; ++j)
+#pragma unroll
+            for (int q = 0; q < NB; ++q) b[j][q] = bs[(kk + t + 4 * q) * LDB + wn0 + j * 8 + g];
+#pragma unroll
+          for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int j = 0; j < NJ; ++j) mma(acc[i][j], a[i], b[j]);
+        }
+      }
+      wait_pending<0>();
+      __syncthreads();  // the next tile's prologue reuses the stages
+
+      // C = alpha*acc + beta*C (beta == 0: C is not read), only inside the matrix.
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NJ; ++j)
+#pragma unroll
+          for (int v = 0; v < ND; ++v) {
+            const int64_t gi = m0 + wm0 + i * MR + g + 8 * (v / 2), gj = n0 + wn0 + j * 8 + 2 * t + v % 2;
+            if (gi < P.m && gj < P.n) {
+              double* c = C + gi * P.n + gj;
+              const double x = alpha * acc[i][j][v];
+              *c = beta == 0.0 ? x : x + beta * *c;
+            }
+          }
+    }
+  }
+}
+
+// Launches the kernel for a plan of glp_gemm::make_plan: 0, or 6 when CUDA refused.
+inline int launch(const glp_gemm::plan& p, cudaStream_t stream) {
+  if (cudaFuncSetAttribute(gemm_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes) != cudaSuccess) return 6;
+  const int64_t mt = (p.P.m + BM - 1) / BM, nt = (p.P.n + BN - 1) / BN;
+  const dim3 grid(static_cast<unsigned>(nt < 2147483647 ? nt : 2147483647), static_cast<unsigned>(mt < 65535 ? mt : 65535), 1);
+  gemm_mma_kernel<<<grid, NT, kSharedBytes, stream>>>(p.A, p.B, p.alpha, p.beta, p.C, p.P);
+  return cudaGetLastError() == cudaSuccess ? 0 : 6;
+}
+
+}  // namespace glp_gemm_mma
+
+#endif  // GLP_GEMM_MMA_CUH
