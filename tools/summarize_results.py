@@ -35,8 +35,11 @@ with h5py.File(sys.argv[1], "r") as f:
               f"{int(w['repetitions'])} runs), speedup {w['speedup']:.2f}x over {w['fastest_baseline']}, "
               f"roofline fraction {w['roofline_fraction']:.0%}")
         for k, v in sorted(w.items()):
-            if k.startswith("baseline_"):
+            if k.startswith("baseline_") and k.endswith("_median_s"):
                 print(f"- {k[len('baseline_'):-len('_median_s')]}: {v * 1e3:.4f} ms in the same rounds")
+        if "baseline_drift" in w:
+            print(f"- the fastest baseline's re-timings during the search moved by {w['baseline_drift']:.2f}x; "
+                  f"search-time speedup {w.get('search_speedup', float('nan')):.2f}x")
         if "energy_j" in w and w["energy_j"] == w["energy_j"]:
             print(f"- winner energy {w['energy_j'] * 1e3:.1f} mJ per call at {w['power_w']:.0f} W, SM clock "
                   f"{w['sm_clock_mhz']:.0f} MHz, {int(w['throttled_runs'])} timed runs throttled")
