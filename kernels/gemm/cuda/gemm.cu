@@ -12,8 +12,9 @@
 // glp-check-point: -DGLP_REAL=double -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=float -DGLP_BM=256 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=float -DGLP_BM=64 -DGLP_BN=32 -DGLP_BK=32 -DGLP_WM=64 -DGLP_WN=16 -DGLP_TM=8 -DGLP_TN=1 -DGLP_DOUBLE_BUFFER=0 -DGLP_VEC=2
+// glp-check-point: -DGLP_REAL=float -DGLP_SPLITK=3 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=double -DGLP_MMA=1 -DGLP_STAGES=2 -DGLP_BLOCKS_PER_SM=4 -DGLP_BM=64 -DGLP_BN=64 -DGLP_BK=8 -DGLP_WM=32 -DGLP_WN=32 -DGLP_TM=1 -DGLP_TN=1 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=1
-// glp-check-point: -DGLP_REAL=double -DGLP_MMA=2 -DGLP_STAGES=3 -DGLP_BLOCKS_PER_SM=2 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=16 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=1 -DGLP_TN=1 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=1
+// glp-check-point: -DGLP_REAL=double -DGLP_MMA=2 -DGLP_STAGES=3 -DGLP_SPLITK=2 -DGLP_BLOCKS_PER_SM=2 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=16 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=1 -DGLP_TN=1 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=1
 // glp-check-point: -DGLP_REAL=double -DGLP_MMA=4 -DGLP_STAGES=3 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=32 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=1 -DGLP_TN=1 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=1
 #include <cuda_runtime.h>
 
@@ -31,6 +32,8 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
 #if GLP_MMA
   return glp_gemm_mma::launch(p, static_cast<cudaStream_t>(stream));
 #else
+  if (glp_gemm::SPLITK > 1)  // the splits add into C: scale it by beta first, in stream order
+    glp_gemm::scale_c<<<p.scale_blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(p.C, p.beta, p.P.m * p.P.n);
   glp_gemm::gemm_kernel<<<p.grid, p.block, 0, static_cast<cudaStream_t>(stream)>>>(p.A, p.B, p.alpha, p.beta, p.C, p.P);
   return cudaGetLastError() == cudaSuccess ? 0 : 6;
 #endif

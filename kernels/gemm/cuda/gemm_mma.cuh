@@ -18,7 +18,8 @@
 //   GLP_STAGES   slabs in flight (2, 3 or 4).
 //   GLP_BLOCKS_PER_SM  blocks the compiler must fit on one SM (__launch_bounds__' minimum): above 1
 //                it caps the registers per thread, trading spills for more warps in flight.
-//   GLP_BM, GLP_BN, GLP_BK, GLP_WM, GLP_WN as for the SIMT kernel; BK a multiple of the shape's k.
+//   GLP_BM, GLP_BN, GLP_BK, GLP_WM, GLP_WN, GLP_SPLITK as for the SIMT kernel; BK a multiple of
+//                the shape's k.
 // The shared slabs take STAGES*(BM*(BK+4) + BK*(BN+4))*8 bytes of dynamic shared memory (the
 // launcher raises the kernel's limit); the accumulators WM*WN/32 doubles per thread.
 #ifndef GLP_GEMM_MMA_CUH
@@ -140,7 +141,9 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM) gemm_mma_kernel(const d
   const int g = lane / 4, t = lane % 4;
   const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;  // the warp tile in the block tile
   const double alpha = *alpha_p, beta = *beta_p;
-  const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN, kslabs = (P.k + BK - 1) / BK;
+  const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN;
+  int64_t first, kslabs;  // this split's slabs: [first, kslabs)
+  glp_gemm::split_range(P, first, kslabs);
 
   for (int64_t tm = blockIdx.y; tm < mtiles; tm += gridDim.y) {
     for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) {
@@ -156,16 +159,16 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM) gemm_mma_kernel(const d
       // Prologue: slabs 0..STAGES-2 in flight (an empty group where there is no such slab).
 #pragma unroll
       for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < kslabs) load_slab(smem + s * STAGE, A, B, P, m0, n0, s, tid);
+        if (first + s < kslabs) load_slab(smem + s * STAGE, A, B, P, m0, n0, first + s, tid);
         commit();
       }
-      for (int64_t s = 0; s < kslabs; ++s) {
+      for (int64_t s = first; s < kslabs; ++s) {
         wait_pending<STAGES - 2>();  // slab s has landed (this thread's copies)...
         __syncthreads();             // ...and everyone's; the stage of slab s-1 is free again
         const int64_t next = s + STAGES - 1;
-        if (next < kslabs) load_slab(smem + (next % STAGES) * STAGE, A, B, P, m0, n0, next, tid);
+        if (next < kslabs) load_slab(smem + ((next - first) % STAGES) * STAGE, A, B, P, m0, n0, next, tid);
         commit();
-        const double* as = smem + (s % STAGES) * STAGE;
+        const double* as = smem + ((s - first) % STAGES) * STAGE;
         const double* bs = as + BM * LDA;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += KK) {
@@ -199,7 +202,9 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM) gemm_mma_kernel(const d
 #pragma unroll
           for (int v = 0; v < ND; ++v) {
             const int64_t gi = m0 + wm0 + i * MR + g + 8 * (v / 2), gj = n0 + wn0 + j * 8 + 2 * t + v % 2;
-            if (gi < P.m && gj < P.n) {
+            if (gi < P.m && gj < P.n && glp_gemm::SPLITK > 1) {  // C was scaled by beta: add this split's share
+              atomicAdd(C + gi * P.n + gj, alpha * acc[i][j][v]);
+            } else if (gi < P.m && gj < P.n) {
               double* c = C + gi * P.n + gj;
               const double x = alpha * acc[i][j][v];
               *c = beta == 0.0 ? x : x + beta * *c;
@@ -212,9 +217,8 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM) gemm_mma_kernel(const d
 // Launches the kernel for a plan of glp_gemm::make_plan: 0, or 6 when CUDA refused.
 inline int launch(const glp_gemm::plan& p, cudaStream_t stream) {
   if (cudaFuncSetAttribute(gemm_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes) != cudaSuccess) return 6;
-  const int64_t mt = (p.P.m + BM - 1) / BM, nt = (p.P.n + BN - 1) / BN;
-  const dim3 grid(static_cast<unsigned>(nt < 2147483647 ? nt : 2147483647), static_cast<unsigned>(mt < 65535 ? mt : 65535), 1);
-  gemm_mma_kernel<<<grid, NT, kSharedBytes, stream>>>(p.A, p.B, p.alpha, p.beta, p.C, p.P);
+  if (glp_gemm::SPLITK > 1) glp_gemm::scale_c<<<p.scale_blocks, 256, 0, stream>>>(p.C, p.beta, p.P.m * p.P.n);
+  gemm_mma_kernel<<<p.grid, NT, kSharedBytes, stream>>>(p.A, p.B, p.alpha, p.beta, p.C, p.P);
   return cudaGetLastError() == cudaSuccess ? 0 : 6;
 }
 

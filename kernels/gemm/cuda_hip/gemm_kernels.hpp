@@ -34,6 +34,11 @@
 //                    current slab's FMAs and stored after them, one barrier per slab.
 //                    0: one slab, load / barrier / compute / barrier.
 //   GLP_VEC          1, 2, 4: elements per global load (and per store of C when TN allows).
+//   GLP_SPLITK       1..4: the k slabs are shared out among SPLITK blocks per tile of C (grid z),
+//                    which add their partial products into C atomically after the launcher has
+//                    scaled C by beta (scale_c): more blocks for shapes whose tiles fill the SMs'
+//                    last wave badly. The additions' order varies from run to run (by a few
+//                    roundings, far inside the tolerance and the determinism check).
 //   GLP_MMA          0 here. The CUDA template's tensor-core kernel (cuda/gemm_mma.cuh) is chosen
 //                    by GLP_MMA > 0: the SIMT kernel below and its checks are then not compiled
 //                    (TM, TN, DOUBLE_BUFFER and VEC mean nothing to it), only make_plan is used.
@@ -78,6 +83,12 @@
 #endif
 #ifndef GLP_MMA
 #define GLP_MMA 0
+#endif
+#ifndef GLP_SPLITK
+#define GLP_SPLITK 1
+#endif
+#if GLP_SPLITK < 1 || GLP_SPLITK > 16
+#error "gemm: GLP_SPLITK must be 1..16"
 #endif
 
 #if GLP_BM < 1 || GLP_BN < 1 || GLP_BK < 1 || GLP_WM < 1 || GLP_WN < 1 || GLP_TM < 1 || GLP_TN < 1
@@ -133,7 +144,25 @@ static_assert(kSharedBytes <= 48 * 1024, "gemm: the shared slabs exceed 48 KiB o
 struct problem {
   int64_t m, n, k;
   bool vec_a, vec_b, vec_c;  // VEC-wide global accesses allowed (row lengths and base addresses)
+  int64_t kper;              // k slabs (of BK) per split: block z takes slabs [z*kper, (z+1)*kper)
 };
+
+constexpr int SPLITK = GLP_SPLITK;
+
+// The k slabs of this block's split: [first, last).
+__device__ __forceinline__ void split_range(const problem& P, int64_t& first, int64_t& last) {
+  const int64_t kslabs = (P.k + BK - 1) / BK;
+  first = static_cast<int64_t>(blockIdx.z) * P.kper;
+  last = first + P.kper < kslabs ? first + P.kper : kslabs;
+}
+
+// C = beta*C (0 when beta == 0: C's input is not read), before the splits add into it.
+__global__ void scale_c(real* __restrict__ C, const real* __restrict__ beta_p, int64_t count) {
+  const real beta = *beta_p;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    C[i] = beta == real(0) ? real(0) : beta * C[i];
+}
 
 // ------------------------------------------------------------------------------------------------
 // Vector helpers: N reals from/to 16-byte-aligned (shared) or VEC-aligned (global) addresses.
@@ -312,7 +341,8 @@ __global__ void __launch_bounds__(NT) gemm_kernel(const real* __restrict__ A, co
   const int col0 = (warp % NWN) * WN + (lane % (WN / TN)) * TN;
   const real alpha = *alpha_p, beta = *beta_p;
   const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN;
-  const int64_t kslabs = (P.k + BK - 1) / BK;
+  int64_t first, kslabs;  // this split's slabs: [first, kslabs)
+  split_range(P, first, kslabs);
 
   for (int64_t tm = blockIdx.y; tm < mtiles; tm += gridDim.y) {
     for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) {
@@ -324,18 +354,18 @@ __global__ void __launch_bounds__(NT) gemm_kernel(const real* __restrict__ A, co
         for (int j = 0; j < TN; ++j) acc[i][j] = real(0);
 
       real ra[LA][VEC], rb[LB][VEC];
-      if (kslabs > 0) {
-        load_a(ra, A, P, m0, 0, tid);
-        load_b(rb, B, P, 0, n0, tid);
+      if (first < kslabs) {
+        load_a(ra, A, P, m0, first * BK, tid);
+        load_b(rb, B, P, first * BK, n0, tid);
         store_a(as0, ra, tid);
         store_b(bs0, rb, tid);
       }
       __syncthreads();
-      for (int64_t s = 0; s < kslabs; ++s) {
+      for (int64_t s = first; s < kslabs; ++s) {
 #if GLP_DOUBLE_BUFFER
         // Slab s is in buffer s%2. Its successor's loads are issued first, stored into the other
         // buffer after the FMAs; the one barrier per slab orders both (see docs/gpu.md).
-        const int cur = static_cast<int>(s & 1);
+        const int cur = static_cast<int>((s - first) & 1);
         const bool more = s + 1 < kslabs;
         if (more) {
           load_a(ra, A, P, m0, (s + 1) * BK, tid);
@@ -348,7 +378,7 @@ __global__ void __launch_bounds__(NT) gemm_kernel(const real* __restrict__ A, co
         }
         __syncthreads();
 #else
-        if (s > 0) {
+        if (s > first) {
           load_a(ra, A, P, m0, s * BK, tid);
           load_b(rb, B, P, s * BK, n0, tid);
           store_a(as0, ra, tid);
@@ -360,6 +390,16 @@ __global__ void __launch_bounds__(NT) gemm_kernel(const real* __restrict__ A, co
 #endif
       }
 
+      if (SPLITK > 1) {  // the launcher has scaled C by beta: add this split's share
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) {
+            const int64_t gi = m0 + row0 + i, gj = n0 + col0 + j;
+            if (gi < P.m && gj < P.n) atomicAdd(C + gi * P.n + gj, alpha * acc[i][j]);
+          }
+        continue;
+      }
       // C = alpha*acc + beta*C (beta == 0: C is not read), only inside the matrix.
       constexpr int CV = (TN % VEC == 0) ? VEC : 1;  // elements per store
 #pragma unroll
@@ -407,6 +447,7 @@ struct plan {
   problem P{};
   bool empty = false;  // m == 0 or n == 0: nothing to do
   dim3 grid, block;
+  unsigned scale_blocks = 1;  // SPLITK > 1: scale_c's grid (256 threads per block) before the product
 };
 
 inline bool aligned(const void* p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0; }
@@ -430,10 +471,18 @@ inline int make_plan(const glp_arg* args, int nargs, const int64_t* sizes, plan&
   p.beta = static_cast<const real*>(args[3].data);
   p.C = static_cast<real*>(args[4].data);
   const int64_t vb = VEC * static_cast<int64_t>(sizeof(real));
-  p.P = problem{m, n, k, VEC > 1 && k % VEC == 0 && aligned(p.A, vb), VEC > 1 && n % VEC == 0 && aligned(p.B, vb),
-                VEC > 1 && n % VEC == 0 && aligned(p.C, vb)};
+  const int64_t kslabs = (k + BK - 1) / BK;
+  p.P = problem{m,
+                n,
+                k,
+                VEC > 1 && k % VEC == 0 && aligned(p.A, vb),
+                VEC > 1 && n % VEC == 0 && aligned(p.B, vb),
+                VEC > 1 && n % VEC == 0 && aligned(p.C, vb),
+                (kslabs + SPLITK - 1) / SPLITK};
   const int64_t mt = (m + BM - 1) / BM, nt = (n + BN - 1) / BN;
-  p.grid = dim3(static_cast<unsigned>(nt < 2147483647 ? nt : 2147483647), static_cast<unsigned>(mt < 65535 ? mt : 65535), 1);
+  p.grid = dim3(static_cast<unsigned>(nt < 2147483647 ? nt : 2147483647), static_cast<unsigned>(mt < 65535 ? mt : 65535),
+                static_cast<unsigned>(SPLITK));
+  p.scale_blocks = static_cast<unsigned>((m * n + 255) / 256 < 65535 ? (m * n + 255) / 256 : 65535);
   p.block = dim3(NT, 1, 1);
   return 0;
 }
