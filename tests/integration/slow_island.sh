@@ -6,7 +6,9 @@
 # still searching (nobody waits for its migrants), and the slow island must still receive theirs.
 set -euo pipefail
 galapagos=$1 mpiexec=$2 src=$3 work=$4
-slow_s=${SLOW_S:-8}  # builds of 8 s each: well clear of what two islands sharing two busy cores take
+# Builds of 15 s each: the slow island then takes over 90 s in its sleeps alone, clear of what the
+# two others take even when the node is busy with other work (seen: 61 s with 8 and a loaded node).
+slow_s=${SLOW_S:-15}
 rm -rf "$work" && mkdir -p "$work/slow-bin"
 cat >"$work/slow-bin/g++" <<WRAP
 #!/bin/sh
