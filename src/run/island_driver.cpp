@@ -20,6 +20,7 @@ island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_si
   const std::string text = util::read_file(tmpl.source.string());
   variants_.push_back({util::hash_text(text), text, nullptr});
   variant_of_hash_[variants_[0].hash] = 0;
+  variant_of_program_[util::hash_text(propose::program_text(text))] = 0;
   for (const auto& b : s.family.backend(s.config.backend).baselines)
     if (b.name == best_baseline_name_) fastest_baseline_ = &b;
   const auto& kinds = s.config.strategy_kinds;
@@ -163,11 +164,17 @@ std::vector<std::string> island_driver::impl::variant_hashes() const {
 int island_driver::impl::variant_for(const std::string& text) {
   const std::string hash = util::hash_text(text);
   if (const auto it = variant_of_hash_.find(hash); it != variant_of_hash_.end()) return it->second;
+  const std::string program = util::hash_text(propose::program_text(text));
+  if (const auto it = variant_of_program_.find(program); it != variant_of_program_.end()) {
+    variant_of_hash_[hash] = it->second;  // the same program as a source registered before
+    return it->second;
+  }
   const auto declared = propose::parse_declared_params(text, s_.space->parameters());
   variant v{hash, text, propose::variant_space(*s_.space, declared.params)};
   const int n = island_.add_variant(*v.space);
   variants_.push_back(std::move(v));
   variant_of_hash_[hash] = n;
+  variant_of_program_[program] = n;
   batch_.sources.emplace_back(hash, text);
   return n;
 }

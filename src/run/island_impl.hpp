@@ -221,6 +221,9 @@ class island_driver::impl {
   };
   std::vector<variant> variants_;  // index: the island's variant number; 0 = the template
   std::map<std::string, int> variant_of_hash_;
+  // The same, by the hash of the program (propose::program_text): a rewrite that differs from a
+  // registered source only in comments and blanks is that source's variant.
+  std::map<std::string, int> variant_of_program_;
   std::unique_ptr<propose::llm_proposer> llm_;
   core::rng llm_rng_{core::derive_seed(s_.config.seed, static_cast<std::uint64_t>(migrants_.rank()), 31)};
   int variations_ = 0;

@@ -38,8 +38,14 @@ void island_driver::impl::vary_with_llm() {
     }
     if (!space.is_valid(g))
       return {false, "not_evaluated", "the parameter values " + space.to_json(g) + " break the family's constraints"};
-    if (island_.seen({v, g}))
-      return {false, "already_evaluated", "this source with the parameters " + space.to_json(g) + " was evaluated before"};
+    if (island_.seen({v, g})) {
+      const bool same_program = util::hash_text(text) != variants_[static_cast<std::size_t>(v)].hash;
+      return {false, "already_evaluated",
+              (same_program ? "this source is, comments and blanks aside, the same program as one evaluated before, and "
+                              "that program with the parameters "
+                            : "this source with the parameters ") +
+                  space.to_json(g) + " was evaluated before"};
+    }
     const auto [m, id] = evaluate({v, g}, {parent.id}, "llm");
     propose::candidate_outcome o{true, eval::to_string(m.status), "", m.time_median_s, id};
     if (m.status == eval::candidate_status::ok) {

@@ -23,6 +23,10 @@ evaluates a candidate twice, and the token budget counts what the first session 
 With --cancel: the model takes two minutes to answer; a SIGTERM that arrives during the call
 stops the run within its grace period, the call recorded as cancelled.
 
+With --same-program: the model's one proposal is the parent with a comment added and blanks
+changed, the same program; it is not evaluated again (outcome already_evaluated) and the next turn
+tells the model so.
+
 With --stall: the model never proposes anything ("Nothing to change.") and has every slot of a
 generation after the first ([llm] share = 1) with no token budget. The search must not stall or
 end early: it evaluates its whole budget with genomes, the model asked again and again."""
@@ -41,7 +45,8 @@ mode = sys.argv[4] if len(sys.argv) > 4 else ""
 resume = mode == "--resume"
 cancel = mode == "--cancel"
 stall = mode == "--stall"
-mpiexec = mode if mode and not resume and not cancel and not stall else None
+same_program = mode == "--same-program"
+mpiexec = mode if mode and not resume and not cancel and not stall and not same_program else None
 os.makedirs(work, exist_ok=True)
 for f in glob.glob(os.path.join(work, "*")):
     if os.path.isfile(f):
@@ -99,6 +104,10 @@ if cancel:  # a model that takes two minutes
     script = [dict(ok("Too late."), delay_s=120)]
 if stall:  # a model that never proposes anything
     script = [ok("Nothing to change.") for _ in range(400)]
+if same_program:  # a comment and blanks only, then nothing
+    script = [ok("Document the loop.\n" + block("#pragma omp parallel for schedule(static)",
+                                                   "  // the static schedule, as before\n#pragma omp parallel  for schedule(static)  "))]
+    script += [ok("Nothing to change.") for _ in range(12)]
 script_file = os.path.join(work, "script.json")
 port_file, log_file = os.path.join(work, "port"), os.path.join(work, "requests.jsonl")
 with open(script_file, "w") as f:
@@ -206,6 +215,18 @@ if stall:
     check(evaluated == 10, f"the whole budget is evaluated although the model adds nothing: {evaluated} of 10")
     check("llm" not in origins, f"no candidate comes from the model: {origins}")
     check(len(requests) >= 4, f"the model is asked in several generations: {len(requests)} requests")
+    sys.exit(1 if failures else 0)
+if same_program:
+    with h5py.File(out, "r") as f:
+        outcomes = [dec(c["outcome"]) for c in f["llm_calls"][:]]
+        origins = {dec(c["origin"]) for c in f["candidates"][:]}
+        hashes = {dec(c["source_hash"]) for c in f["candidates"][:]}
+    print("llm calls:", outcomes)
+    check(outcomes[:1] == ["already_evaluated"], f"the same program is not evaluated again: {outcomes}")
+    check("llm" not in origins, f"no candidate comes from the model: {origins}")
+    check(len(hashes) == 1, f"every candidate is built from the template's source: {len(hashes)} sources")
+    told = [json.loads(r["body"])["messages"][-1]["content"] for r in requests[1:2]]
+    check(any("same program" in t for t in told), f"the next turn tells the model it was the same program: {told}")
     sys.exit(1 if failures else 0)
 if cancel:
     check(stop_s < 10, f"the run stopped {stop_s:.1f} s after SIGTERM, within its 10 s grace period, not after the model")

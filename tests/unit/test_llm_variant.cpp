@@ -51,6 +51,26 @@ TEST(LlmVariant, BadDeclarationsAreRefusedWithAReason) {
   EXPECT_EQ(gp::parse_declared_params(src, base).params.size(), static_cast<std::size_t>(gp::max_declared_params));
 }
 
+TEST(LlmVariant, TheProgramTextIgnoresCommentsAndBlanksOnly) {
+  const std::string a = "#define GLP_X 4\n// galapagos:param X = [2, 4]\nint f(int v) {\n  return v * GLP_X; // times X\n}\n";
+  const std::string same =
+      "/* a rewrite */\n#define GLP_X 4\n//   galapagos:param X = [2, 4]\n\nint  f(int v)\n{\n"
+      "\treturn v*GLP_X;\n}\n";
+  EXPECT_EQ(gp::program_text(a), gp::program_text(a + "\n\n// the end\n"));
+  EXPECT_EQ(gp::program_text("int f(int v) {  return v; }   // x\n"),
+            gp::program_text("\tint   f(int v) { /* y */ return v; }\n"));
+  // Line breaks and the blanks between tokens stay where a preprocessor or a literal needs them.
+  EXPECT_NE(gp::program_text(a), gp::program_text(same));
+  // Code, a declaration, a literal's content: each makes another program.
+  EXPECT_NE(gp::program_text(a), gp::program_text("#define GLP_X 8\n// galapagos:param X = [2, 4]\nint f(int v) {\n"
+                                                  "  return v * GLP_X;\n}\n"));
+  EXPECT_NE(gp::program_text(a), gp::program_text("#define GLP_X 4\n// galapagos:param X = [2, 4, 8]\nint f(int v) {\n"
+                                                  "  return v * GLP_X;\n}\n"));
+  EXPECT_NE(gp::program_text("const char* s = \"a  // b\";\n"), gp::program_text("const char* s = \"a // b\";\n"));
+  EXPECT_EQ(gp::program_text("const char* s = \"a // b\"; // c\n"), "const char* s = \"a // b\";\n");
+  EXPECT_EQ(gp::program_text("char q = '\\''; /* x */ int y;\n"), "char q = '\\''; int y;\n");
+}
+
 TEST(LlmVariant, TheVariantSpaceKeepsTheTemplateConstraints) {
   const gc::search_space b(base, [](const gc::genome& g) { return !(g[0] == 1 && g[1] == 2); });
   const auto v = gp::variant_space(b, {{"BLOCK", {"64", "256"}}});

@@ -71,6 +71,57 @@ declared_params parse_declared_params(const std::string& source, const std::vect
   return out;
 }
 
+std::string program_text(const std::string& source) {
+  std::string out, line;  // `line`: the current line, blanks collapsed
+  bool blank = false;     // a blank is pending before the next character of the line
+  auto put = [&](char c) {
+    if (blank && !line.empty()) line += ' ';
+    blank = false;
+    line += c;
+  };
+  auto end_line = [&] {
+    if (!line.empty()) out += line + '\n';
+    line.clear();
+    blank = false;
+  };
+  const std::size_t n = source.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = source[i];
+    if (c == '/' && i + 1 < n && source[i + 1] == '/') {  // line comment: dropped unless it declares
+      const std::size_t e = source.find('\n', i);
+      const std::string comment = source.substr(i, (e == std::string::npos ? n : e) - i);
+      if (comment.find("galapagos:param") != std::string::npos)
+        for (const char d : comment) {
+          if (d == ' ' || d == '\t' || d == '\r')
+            blank = true;
+          else
+            put(d);
+        }
+      i = (e == std::string::npos ? n : e) - 1;
+    } else if (c == '/' && i + 1 < n && source[i + 1] == '*') {  // block comment: one blank
+      const std::size_t e = source.find("*/", i + 2);
+      i = e == std::string::npos ? n : e + 1;
+      blank = true;
+    } else if (c == '"' || c == '\'') {  // literal: verbatim up to its unescaped end (or the line's)
+      put(c);
+      for (++i; i < n && source[i] != c && source[i] != '\n'; ++i) {
+        line += source[i];
+        if (source[i] == '\\' && i + 1 < n) line += source[++i];
+      }
+      if (i < n && source[i] == c) line += c;
+      if (i < n && source[i] == '\n') end_line();
+    } else if (c == '\n') {
+      end_line();
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      blank = true;
+    } else {
+      put(c);
+    }
+  }
+  end_line();
+  return out;
+}
+
 int default_value_index(const std::string& source, const core::parameter& p) {
   const std::regex define("#\\s*define\\s+GLP_" + p.name + "\\s+(\\S+)");
   std::smatch m;

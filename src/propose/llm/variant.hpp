@@ -32,6 +32,12 @@ declared_params parse_declared_params(const std::string& source, const std::vect
 // under #ifndef) is among its values; otherwise its first value.
 int default_value_index(const std::string& source, const core::parameter& p);
 
+// The program a source is, for telling rewrites apart: the text without its comments (a line
+// comment that declares a parameter, `galapagos:param`, is kept), every run of blanks one space,
+// no blank lines and no blanks at either end of a line; string and character literals verbatim.
+// Two rewrites with the same program key compile to the same program.
+std::string program_text(const std::string& source);
+
 // The variant's space: `base`'s parameters and constraints, then the declared parameters.
 // `base` must outlive the result.
 std::unique_ptr<core::search_space> variant_space(const core::search_space& base, const std::vector<core::parameter>& declared);
