@@ -292,8 +292,8 @@ TEST(Strategy, ForestFirstBatchFillsTheSpaceWithinTheConstraints) {
   double forest_extremes = 0, random_extremes = 0;
   const double forest = coverage("forest", forest_extremes);
   const double random = coverage("random", random_extremes);
-  EXPECT_GT(forest, random + 0.2) << "share of values covered, summed over the 4 parameters";
-  EXPECT_GT(forest_extremes, random_extremes + 0.2);
+  EXPECT_GT(forest, random + 0.2) << "share of values covered, summed over the 4 parameters";  // 3.90, 3.48
+  EXPECT_GT(forest_extremes, random_extremes + 0.4);                                           // measured: 3.98 against 3.39 of 4
 }
 
 // The surrogate of the forest strategy: fitted to a function of two interacting parameters plus
