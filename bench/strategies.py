@@ -33,6 +33,7 @@ SRC = os.path.dirname(HERE)
 
 def run(galapagos, space, kind, seeds, islands):
     cmd = [galapagos, "simulate", space, "--strategy", kind, "--islands", str(islands), "--budget", str(max(BUDGETS) // islands),
+           "--seed", "1",
            "--seeds", str(seeds), "--at", ",".join(map(str, BUDGETS)), "--json"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
@@ -46,7 +47,9 @@ def main():
     ap.add_argument("--strategies", default="forest,hybrid,ga,annealing,random,exhaustive")
     ap.add_argument("--islands", type=int, default=1, help="islands of one kind (budgets are totals over them)")
     ap.add_argument("--extra", nargs="*", default=[], help="more recorded spaces, reported as a set of their own")
+    ap.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="evaluations to report after (the largest is the run's)")
     a = ap.parse_args()
+    BUDGETS[:] = sorted(int(b) for b in a.budgets.split(","))
     names = ("gemm", "convolution", "pnpoly")
     os.makedirs(a.spaces, exist_ok=True)
     measured = []
