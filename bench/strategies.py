@@ -1,22 +1,27 @@
 #!/usr/bin/env python3
 """Search strategies replayed against recorded spaces: fraction of the optimum (best known time /
-best found time) after 25 ... 800 evaluations, median and quartiles over 50 seeds, and the score
-(f - f_random) / (f_opt - f_random) against random search (f_opt = 1; f_random = random search's
-mean fraction at the same budget on the same space).
+best found time) after 25 ... 800 evaluations over 50 seeds: its mean, standard deviation and the
+share of seeds that reached the optimum, and the score (f - f_random) / (f_opt - f_random) against
+random search (f_opt = 1; f_random = random search's mean fraction at the same budget on the same
+space).
 
     bench/strategies.py GALAPAGOS [--spaces DIR] [--seeds 50] [--strategies forest,hybrid,ga,annealing,random,exhaustive]
+                        [--extra FILE...]
 
 Spaces: the exhaustive galapagos recordings tests/data/spaces/{stencil3d7,gemm}-cpu.h5; three
 Kernel Tuner caches of published spaces measured on an NVIDIA H200 by bench/kt_spaces
 (docs/results/kt-spaces/*.json.xz, unpacked into --spaces); the same three spaces with the
 synthetic times of tools/synthetic_kt_cache.py (written into --spaces when missing). Prints
 Markdown tables (docs/BENCHMARKS.md, "Search strategies"): per space, then the mean over the
-CPU and H200 spaces, over the CPU and synthetic spaces, and over all eight.
+CPU and H200 spaces, over the CPU and synthetic spaces, and over all eight. --extra adds recorded
+spaces of your own (results files, Kernel Tuner caches, T4 files, gzip-compressed or not) as a
+fourth set.
 """
 import argparse
 import json
 import lzma
 import os
+import statistics
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +33,7 @@ SRC = os.path.dirname(HERE)
 
 def run(galapagos, space, kind, seeds, islands):
     cmd = [galapagos, "simulate", space, "--strategy", kind, "--islands", str(islands), "--budget", str(max(BUDGETS) // islands),
+           "--seed", "1",
            "--seeds", str(seeds), "--at", ",".join(map(str, BUDGETS)), "--json"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
@@ -40,7 +46,10 @@ def main():
     ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--strategies", default="forest,hybrid,ga,annealing,random,exhaustive")
     ap.add_argument("--islands", type=int, default=1, help="islands of one kind (budgets are totals over them)")
+    ap.add_argument("--extra", nargs="*", default=[], help="more recorded spaces, reported as a set of their own")
+    ap.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="evaluations to report after (the largest is the run's)")
     a = ap.parse_args()
+    BUDGETS[:] = sorted(int(b) for b in a.budgets.split(","))
     names = ("gemm", "convolution", "pnpoly")
     os.makedirs(a.spaces, exist_ok=True)
     measured = []
@@ -55,7 +64,7 @@ def main():
         subprocess.run([sys.executable, os.path.join(SRC, "tools", "synthetic_kt_cache.py"), a.spaces], check=True,
                        stdout=subprocess.DEVNULL)
     cpu = [os.path.join(SRC, "tests", "data", "spaces", f"{n}-cpu.h5") for n in ("stencil3d7", "gemm")]
-    spaces = cpu + measured + synthetic
+    spaces = cpu + measured + synthetic + a.extra
     kinds = a.strategies.split(",")
     if "random" not in kinds:
         kinds.append("random")
@@ -65,32 +74,58 @@ def main():
         res = dict(zip(jobs, done))  # (space, kind) -> summary
     name = lambda sp: (os.path.basename(sp).replace("-synthetic.json", " (synthetic times)").replace("-h200.json", " (H200)")
                        .replace(".h5", "").replace("kt-", "KT "))
-    print(f"Fraction of the optimum, median [q1, q3] over {a.seeds} seeds ({a.islands} island(s)); budgets in evaluations\n")
+    print(f"Fraction of the optimum after N evaluations over {a.seeds} seeds ({a.islands} island(s)): mean ± standard "
+          "deviation, and the share of seeds that reached the optimum\n")
     for sp in spaces:
         d = res[(sp, kinds[0])]
         print(f"**{name(sp)}**: {d['points']} points ({d['failed']} failed), {d['format']}\n")
         print("| strategy | " + " | ".join(str(b) for b in BUDGETS) + " |")
         print("|---|" + "---|" * len(BUDGETS))
         for k in kinds:
-            at = res[(sp, k)]["at"]
-            cells = [f"{at[str(b)]['median']:.3f} [{at[str(b)]['q1']:.3f}, {at[str(b)]['q3']:.3f}]" for b in BUDGETS]
+            cells = [f"{mean(res[(sp, k)], b):.3f} ±{spread(res[(sp, k)], b):.3f}, {share(res[(sp, k)], b):.0%}" for b in BUDGETS]
             print(f"| {k} | " + " | ".join(cells) + " |")
         print()
-    sets = [("CPU + H200 (measured spaces)", cpu + measured), ("CPU + synthetic", cpu + synthetic), ("all eight", spaces)]
+    sets = [("CPU + H200 (measured spaces)", cpu + measured), ("CPU + synthetic", cpu + synthetic), ("all eight", cpu + measured + synthetic)]
+    if a.extra:
+        sets.append(("the extra spaces", a.extra))
     for title, group in sets:
-        print(f"Mean over {title} of the mean fraction of the optimum, and score against random search\n")
-        print("| strategy | " + " | ".join(f"{b}" for b in BUDGETS) + " | score " + " | score ".join(str(b) for b in BUDGETS) + " |")
-        print("|---|" + "---|" * (2 * len(BUDGETS)))
+        print(f"Over {title}: mean of the mean fraction of the optimum, mean share of seeds at the optimum, and score "
+              "against random search\n")
+        print("| strategy | " + " | ".join(f"{b}" for b in BUDGETS) + " | at opt. " + " | at opt. ".join(str(b) for b in BUDGETS) +
+              " | score " + " | score ".join(str(b) for b in BUDGETS) + " |")
+        print("|---|" + "---|" * (3 * len(BUDGETS)))
         for k in kinds:
-            means, scores = [], []
+            means, shares, scores = [], [], []
             for b in BUDGETS:
-                f = [res[(sp, k)]["at"][str(b)]["mean"] for sp in group]
-                fr = [res[(sp, "random")]["at"][str(b)]["mean"] for sp in group]
+                f = [mean(res[(sp, k)], b) for sp in group]
+                fr = [mean(res[(sp, "random")], b) for sp in group]
                 means.append(sum(f) / len(f))
+                shares.append(sum(share(res[(sp, k)], b) for sp in group) / len(group))
                 s = [(x - r) / (1 - r) if r < 1 else 0.0 for x, r in zip(f, fr)]
                 scores.append(sum(s) / len(s))
-            print(f"| {k} | " + " | ".join(f"{m:.3f}" for m in means) + " | " + " | ".join(f"{s:+.3f}" for s in scores) + " |")
+            print(f"| {k} | " + " | ".join(f"{m:.3f}" for m in means) + " | " + " | ".join(f"{x:.0%}" for x in shares) + " | " +
+                  " | ".join(f"{s:+.3f}" for s in scores) + " |")
         print()
+
+
+def fractions(summary, budget):
+    return [r["at"][str(budget)] for r in summary["runs"]]
+
+
+def mean(summary, budget):
+    return statistics.fmean(fractions(summary, budget))
+
+
+def spread(summary, budget):
+    f = fractions(summary, budget)
+    return statistics.pstdev(f) if len(f) > 1 else 0.0
+
+
+def share(summary, budget):
+    """Share of the seeds whose best after `budget` evaluations is the recorded optimum."""
+    f = fractions(summary, budget)
+    return sum(x >= 1 - 1e-9 for x in f) / len(f)
+
 
 if __name__ == "__main__":
     main()

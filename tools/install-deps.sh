@@ -16,6 +16,7 @@ packages=(
   libcurl4-openssl-dev
   libtomlplusplus-dev nlohmann-json3-dev libmuparser-dev
   libseccomp-dev nettle-dev
+  zlib1g-dev
   libgtest-dev googletest
   libopenblas-dev libblis-openmp-dev
   python3 python3-h5py python3-numpy python3-pandas python3-matplotlib

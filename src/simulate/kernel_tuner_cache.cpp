@@ -3,12 +3,12 @@
 // A cache maps "v1,v2,..." (the values of tune_params_keys, in order, as Python's str() writes
 // them) to an entry whose "time" is the objective in milliseconds or a failure marker.
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "simulate/recorded_space.hpp"
+#include "simulate/space_formats.hpp"
 #include "util/error.hpp"
 
 namespace galapagos::simulate {
@@ -18,12 +18,7 @@ using nlohmann::json;
 namespace {
 
 // A value as it appears in a cache key: Python's str() of the tune_params element.
-std::string key_text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  if (v.is_number()) return v.dump();
-  return {};
-}
+std::string key_text(const json& v) { return detail::value_text(v); }
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -45,17 +40,13 @@ const std::vector<std::string>& kernel_tuner_versions() {
 
 recorded_space read_kernel_tuner_cache(const std::filesystem::path& file) {
   const std::string p = file.string();
-  std::ifstream in(file);
-  if (!in) throw error(p, "cannot open the Kernel Tuner cache file");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {
-    // Kernel Tuner appends entries to an open cache and closes it at the end: an unfinished
-    // run leaves the file without its closing braces.
-    throw error(
-        p, std::string("not a JSON document (a Kernel Tuner cache of an unfinished run lacks its closing \"}}\"): ") + e.what());
-  }
+  const auto parsed = detail::parse_space_json(detail::read_space_bytes(file), p);
+  if (detail::looks_like_t4(parsed.doc))
+    throw error(p, "T4 results, not a Kernel Tuner cache (it has \"results\", no \"cache\")");
+  return detail::kernel_tuner_cache_from(parsed.doc, p, parsed.closed_here);
+}
+
+recorded_space detail::kernel_tuner_cache_from(const json& doc, const std::string& p, bool closed_here) {
   if (!doc.is_object()) throw error(p, "not a Kernel Tuner cache: the document is not a JSON object");
   const auto fail = [&](const std::string& field, const std::string& problem) -> void { throw error(p, field + ": " + problem); };
 
@@ -157,7 +148,9 @@ recorded_space read_kernel_tuner_cache(const std::filesystem::path& file) {
     if (!points.emplace(g, pt).second) fail(where, "the same point as another key");
   }
   if (points.empty()) fail("cache", "has no entries: nothing to replay");
-  return recorded_space(p, "Kernel Tuner cache " + version, std::move(params), std::move(points));
+  const std::string format =
+      "Kernel Tuner cache " + version + (closed_here ? " (unfinished run, closed as Kernel Tuner closes it)" : "");
+  return recorded_space(p, format, std::move(params), std::move(points));
 }
 
 }  // namespace galapagos::simulate

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 
+#include "simulate/space_formats.hpp"
 #include "store/results_reader.hpp"
 #include "util/error.hpp"
 #include "util/params_json.hpp"
@@ -12,28 +13,6 @@
 namespace galapagos::simulate {
 
 namespace {
-
-bool parse_number(const std::string& s, double& out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return end != s.c_str() && *end == 0;
-}
-
-// Numeric order when every value is a number (so that neighbouring values are neighbours for
-// the local searches), text order otherwise.
-void sort_values(std::vector<std::string>& values) {
-  bool numeric = true;
-  double a = 0;
-  for (const auto& v : values) numeric = numeric && parse_number(v, a);
-  std::sort(values.begin(), values.end(), [&](const std::string& x, const std::string& y) {
-    if (!numeric) return x < y;
-    double vx = 0, vy = 0;
-    parse_number(x, vx);
-    parse_number(y, vy);
-    return vx < vy;
-  });
-}
 
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0.0; }
 
@@ -99,7 +78,7 @@ recorded_space read_galapagos_results(const std::filesystem::path& file) {
   std::vector<core::parameter> space;
   for (const auto& [name, vs] : values) {
     core::parameter prm{name, {vs.begin(), vs.end()}};
-    sort_values(prm.values);
+    detail::sort_values(prm.values);
     space.push_back(std::move(prm));
   }
   const core::search_space lookup(space, nullptr);
@@ -127,7 +106,10 @@ recorded_space read_recorded_space(const std::filesystem::path& file) {
   in.read(head, sizeof head);
   static const char hdf5[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
   if (in.gcount() == 8 && std::equal(head, head + 8, hdf5)) return read_galapagos_results(file);
-  return read_kernel_tuner_cache(file);
+  // JSON, plain or gzip-compressed: a T4 results file has "results", a Kernel Tuner cache "cache".
+  const auto parsed = detail::parse_space_json(detail::read_space_bytes(file), file.string());
+  if (detail::looks_like_t4(parsed.doc)) return detail::t4_results_from(parsed.doc, file.string());
+  return detail::kernel_tuner_cache_from(parsed.doc, file.string(), parsed.closed_here);
 }
 
 }  // namespace galapagos::simulate

@@ -1,6 +1,6 @@
 // A recorded search space: every point that was measured, with its time and what measuring it
 // cost, so that strategies can be replayed against it without running kernels. Read from a
-// galapagos results file of an exhaustive run or from a Kernel Tuner cache file (JSON).
+// galapagos results file of an exhaustive run, a Kernel Tuner cache file or T4 results (JSON).
 //
 // The points of the recording are the valid ones: restrictions are inferred from which points
 // were recorded. A point recorded as failed (a compile error, a crash, Kernel Tuner's
@@ -53,8 +53,15 @@ class recorded_space {
 
 // Throw galapagos::error "<file>: <field>: <problem>" for anything that cannot be read.
 recorded_space read_galapagos_results(const std::filesystem::path& file);
+// A Kernel Tuner cache: plain or gzip-compressed JSON; the cache of an interrupted run (left
+// without its closing braces) is closed as Kernel Tuner closes it, and says so in format().
 recorded_space read_kernel_tuner_cache(const std::filesystem::path& file);
-// Either of the two, told apart by the file's first bytes (HDF5 signature or JSON).
+// T4 results (JSON schema 1.0.0, plain or gzip-compressed), as `export` writes them for Kernel
+// Tuner users: each parameter's values are those that occur; a configuration not listed is
+// outside the space.
+recorded_space read_t4_results(const std::filesystem::path& file);
+// Any of the three, told apart by the file's first bytes (HDF5 signature or JSON) and the JSON's
+// fields ("results": T4, else a Kernel Tuner cache).
 recorded_space read_recorded_space(const std::filesystem::path& file);
 
 // The Kernel Tuner cache schema versions read (besides unversioned caches).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # simulate.sh GALAPAGOS SOURCE_DIR: `galapagos simulate` on the committed recordings
-# (tests/data/spaces/*.h5), the export to Kernel Tuner's cache format and to T4 replayed as the
-# same space, and bad Kernel Tuner caches and configs rejected with one line naming the field.
+# (tests/data/spaces/*.h5), the export to Kernel Tuner's cache format (plain, gzip-compressed and
+# left unfinished) and to T4 replayed as the same space, and bad Kernel Tuner caches, T4 files and
+# configs rejected with one line naming the field.
 set -u
 galapagos=$1 src=$2
 python=/usr/bin/python3
@@ -38,6 +39,21 @@ for space in stencil3d7 gemm; do
     fail "$space: the exported Kernel Tuner cache is not the same space"
   [[ $(json_get "$work/t4.json" "d['schema_version'] == '1.0.0' and len(d['results']) == $(json_get "$work/ex.json" "d['points']") and all(set(r) >= {'configuration', 'times', 'invalidity', 'correctness'} for r in d['results'])") == True ]] ||
     fail "$space: T4 export incomplete"
+  # The T4 export, and the cache gzip-compressed and left unfinished as an interrupted Kernel Tuner
+  # run leaves it, replay as the same space: points, optimum, and charged time (T4 adds the kernel
+  # runtimes to it, which the results file's evaluation time already holds: within 1%).
+  gzip -c "$work/kt.json" >"$work/kt.json.gz"
+  "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); c=d.pop('cache'); h=json.dumps(d, indent=''); \
+print(h[:-2] + ',\n\"cache\": {' + ''.join('\n' + json.dumps({k: v})[1:-1] + ',' for k, v in c.items()), end='')" \
+    "$work/kt.json" >"$work/kt-open.json"
+  for replay in t4.json kt.json.gz kt-open.json; do
+    "$galapagos" simulate "$work/$replay" --strategy exhaustive --budget 100000 --json >"$work/re.json" || fail "$space $replay replay: exit $?"
+    [[ $(json_get "$work/re.json" "d['points']") == $(json_get "$work/ex.json" "d['points']") &&
+       $(json_get "$work/re.json" "round(d['optimum_s'], 12)") == $(json_get "$work/ex.json" "round(d['optimum_s'], 12)") &&
+       $(json_get "$work/re.json" "abs(d['runs'][0]['spent_s'][0] / $(json_get "$work/ex.json" "d['runs'][0]['spent_s'][0]") - 1) < (0.01 if '$replay' == 't4.json' else 1e-9)") == True ]] ||
+      fail "$space: $replay is not the same space as the results file ($(head -c 200 "$work/re.json"))"
+  done
+  [[ $(json_get "$work/re.json" "'unfinished run' in d['format']") == True ]] || fail "$space: the unfinished cache is not marked as such"
 done
 echo "ok   recordings, strategies, exports"
 
@@ -74,6 +90,10 @@ cache unknown_value.json '' "$keys" "$params" '"32,4":{"time":1.0}'
 expect unknown_value "value '4' of 'tile' is not in tune_params.tile" "$work/unknown_value.json"
 printf '{"schema_version":"1.0.0","tune_params_keys":["bx"],"tune_params":{"bx":[1]},"cache":{"1":{"time":1' >"$work/truncated.json"
 expect truncated_cache 'truncated.json: not a JSON document' "$work/truncated.json"
+printf 'not json at all\n' | gzip -c >"$work/text.json.gz"
+expect gzip_not_json 'text.json.gz: not a JSON document \(expected a Kernel Tuner cache' "$work/text.json.gz"
+printf '{"results":[{"configuration":{"bx":1},"invalidity":"correct","measurements":[{"name":"time","value":1,"unit":"fortnights"}]}]}' >"$work/t4_unit.json"
+expect t4_bad_unit 't4_unit.json: T4 results: results\[0\]\.measurements\.time\.unit: unknown time unit' "$work/t4_unit.json"
 expect missing_file 'no_such_space.json: cannot open' "$work/no_such_space.json"
 expect bad_strategy '--strategy: kind: unknown strategy .tabu.' "$src/tests/data/spaces/gemm-cpu.h5" --strategy tabu
 printf '[strategy]\nkind = "hybrid"\nlocal_share = 2.0\n' >"$work/bad_strategy.toml"

@@ -263,6 +263,39 @@ TEST(Simulation, LocalSearchesBeatRandomSearchOnAStructuredSpace) {
   EXPECT_GT(mean_fraction("forest"), 0.95);
 }
 
+// The forest's first evaluations fill the space: on a constrained space they are valid, and a
+// batch of 8 reaches more of each parameter's values, its extreme ones above all, than uniform
+// samples do (a narrow optimum often lies at an extreme value).
+TEST(Strategy, ForestFirstBatchFillsTheSpaceWithinTheConstraints) {
+  const auto space = small_space();
+  auto coverage = [&](const std::string& kind, double& extremes) {
+    double values = 0;
+    extremes = 0;
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      core::strategy_settings s;
+      s.kind = kind;
+      const auto batch = core::make_strategy(space, s, seed)->propose(8);
+      EXPECT_EQ(batch.size(), 8u);
+      for (std::size_t f = 0; f < space.parameters().size(); ++f) {
+        std::set<int> hit;
+        for (const auto& g : batch) {
+          EXPECT_TRUE(space.is_valid(g)) << kind;
+          hit.insert(g[f]);
+        }
+        const int last = static_cast<int>(space.parameters()[f].values.size()) - 1;
+        values += static_cast<double>(hit.size()) / (last + 1) / 40;
+        extremes += (hit.contains(0) + hit.contains(last)) / 2.0 / 40;
+      }
+    }
+    return values;
+  };
+  double forest_extremes = 0, random_extremes = 0;
+  const double forest = coverage("forest", forest_extremes);
+  const double random = coverage("random", random_extremes);
+  EXPECT_GT(forest, random + 0.2) << "share of values covered, summed over the 4 parameters";  // 3.90, 3.48
+  EXPECT_GT(forest_extremes, random_extremes + 0.4);                                           // measured: 3.98 against 3.39 of 4
+}
+
 // The surrogate of the forest strategy: fitted to a function of two interacting parameters plus
 // noise-free distractors, it ranks unseen points as the function does and is unsure away from
 // the data.
@@ -404,5 +437,5 @@ TEST(KernelTunerCache, BadFilesNameTheField) {
             std::string::npos);
   EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1":{"x":2,"time":1.0,)" + full_entry + "}")).find("cache[\"1,1\"].x"),
             std::string::npos);
-  EXPECT_NE(kt_error("{\"schema_version\":\"1.0.0\",\"cache\":{").find("not a JSON document"), std::string::npos);
+  EXPECT_NE(kt_error("{\"schema_version\":\"1.0.0\",\"cache\":{\"1\":[}}").find("not a JSON document"), std::string::npos);
 }
