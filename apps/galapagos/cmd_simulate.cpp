@@ -1,5 +1,5 @@
 // galapagos simulate: strategies replayed against a recorded space (a galapagos results file of
-// an exhaustive run, or a Kernel Tuner cache), without compiling or running anything.
+// an exhaustive run, a Kernel Tuner cache, plain, gzip-compressed or unfinished, or a T4 results file), without compiling or running anything.
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -48,7 +48,7 @@ std::string seconds(double s) { return std::isfinite(s) ? run::format_seconds(s)
 }  // namespace
 
 int simulate_command(const std::vector<std::string>& args) {
-  po::options_description opts("galapagos simulate SPACE (a galapagos results file or a Kernel Tuner cache)");
+  po::options_description opts("galapagos simulate SPACE (a galapagos results file, a Kernel Tuner cache (.json, .json.gz, unfinished) or a T4 results file)");
   opts.add_options()("help,h", "this help")(
       "strategy", po::value<std::string>(),
       "KIND[,KIND...]: forest, hybrid, ga, random, exhaustive, annealing (cycled over the islands)")(

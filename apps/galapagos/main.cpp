@@ -32,7 +32,7 @@ const char* usage =
     "        evaluate one candidate source: exit 0 accepted, 1 rejected, 2 usage or setup error\n"
     "  simulate SPACE [--strategy KIND[,KIND...]] [--islands N] [--budget N] [--budget-s S] [--seed S]\n"
     "       [--seeds N] [--config FILE] [--at N[,N...]] [--json]\n"
-    "        replay search strategies against a recorded space (results file or Kernel Tuner cache)\n"
+    "        replay search strategies against a recorded space (results file, Kernel Tuner cache, .gz too, or T4 file)\n"
     "  report FILE [--out DIR]\n"
     "        HTML and Markdown report of a run with PNG plots (python3-matplotlib)\n"
     "  export FILE [--id N | --best] [--out DIR] [--seeds N]\n"
