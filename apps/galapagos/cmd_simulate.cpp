@@ -1,5 +1,6 @@
 // galapagos simulate: strategies replayed against a recorded space (a galapagos results file of
-// an exhaustive run, a Kernel Tuner cache, plain, gzip-compressed or unfinished, or a T4 results file), without compiling or running anything.
+// an exhaustive run, a Kernel Tuner cache, plain, gzip-compressed or unfinished, or a T4 results
+// file), without compiling or running anything.
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
