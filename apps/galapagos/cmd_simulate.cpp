@@ -49,7 +49,9 @@ std::string seconds(double s) { return std::isfinite(s) ? run::format_seconds(s)
 }  // namespace
 
 int simulate_command(const std::vector<std::string>& args) {
-  po::options_description opts("galapagos simulate SPACE (a galapagos results file, a Kernel Tuner cache (.json, .json.gz, unfinished) or a T4 results file)");
+  po::options_description opts(
+      "galapagos simulate SPACE (a galapagos results file, a Kernel Tuner cache (.json, .json.gz, unfinished) or a T4 results "
+      "file)");
   opts.add_options()("help,h", "this help")(
       "strategy", po::value<std::string>(),
       "KIND[,KIND...]: forest, hybrid, ga, random, exhaustive, annealing (cycled over the islands)")(
