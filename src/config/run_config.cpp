@@ -92,12 +92,20 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
   const auto models = l.array_of_tables("models");
   if (models.empty()) l.fail("models", "name at least one model: [[llm.models]] with url and model");
   for (const auto& m : models) {
-    m.allow_only({"name", "url", "model", "weight", "temperature", "max_tokens", "timeout_s", "api_key_env", "max_attempts",
-                  "backoff_initial_s", "backoff_max_s", "price_prompt_per_mtok", "price_completion_per_mtok"});
+    m.allow_only({"name", "url", "base_url", "model", "weight", "temperature", "max_tokens", "timeout_s", "api_key_env",
+                  "max_attempts", "backoff_initial_s", "backoff_max_s", "price_prompt_per_mtok", "price_completion_per_mtok"});
     propose::llm_model x;
     auto& e = x.endpoint;
-    e.url = m.str("url");
-    if (!e.url.starts_with("http://") && !e.url.starts_with("https://")) m.fail("url", "must start with http:// or https://");
+    // The endpoint itself (url), or the API's base as OpenAI's clients take it (base_url, to which
+    // /chat/completions is appended).
+    if (m.has("url") == m.has("base_url")) m.fail("url", "give either url (the chat completions endpoint) or base_url");
+    const std::string key = m.has("url") ? "url" : "base_url";
+    e.url = m.str(key);
+    if (!e.url.starts_with("http://") && !e.url.starts_with("https://")) m.fail(key, "must start with http:// or https://");
+    if (key == "base_url") {
+      while (e.url.ends_with("/")) e.url.pop_back();
+      e.url += "/chat/completions";
+    }
     e.model = m.str("model");
     x.name = m.str("name", e.model);
     for (const auto& other : s.models)

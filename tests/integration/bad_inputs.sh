@@ -87,6 +87,17 @@ family = "stencil3d7"
 [[llm.models]]
 url = "127.0.0.1:8000"
 model = "m"')"
+expect llm_url_twice "urls\.toml: key 'llm.models\[0\]\.url': give either url \\(the chat completions endpoint\\) or base_url" "$(config urls '[run]
+family = "stencil3d7"
+[[llm.models]]
+url = "http://127.0.0.1:8000/v1/chat/completions"
+base_url = "http://127.0.0.1:8000/v1"
+model = "m"')"
+expect llm_bad_base_url "baseurl\.toml: key 'llm.models\[0\]\.base_url': must start with http" "$(config baseurl '[run]
+family = "stencil3d7"
+[[llm.models]]
+base_url = "127.0.0.1:8000/v1"
+model = "m"')"
 expect llm_unknown_key "llmkey\.toml: key 'llm.temprature': unknown key" "$(config llmkey '[run]
 family = "stencil3d7"
 [llm]

@@ -153,7 +153,7 @@ max_tokens = {0 if stall else 600 if resume else 400}
 {'island_shares = [0.25, 0.0]' if mpiexec else ''}
 [[llm.models]]
 name = "scripted"
-url = "http://127.0.0.1:{port}/v1/chat/completions"
+{'base_url = "http://127.0.0.1:' + port + '/v1/"' if same_program else 'url = "http://127.0.0.1:' + port + '/v1/chat/completions"'}
 model = "test-model"
 api_key_env = "GLP_TEST_LLM_KEY"
 max_attempts = 4
@@ -227,6 +227,7 @@ if same_program:
     check(len(hashes) == 1, f"every candidate is built from the template's source: {len(hashes)} sources")
     told = [json.loads(r["body"])["messages"][-1]["content"] for r in requests[1:2]]
     check(any("same program" in t for t in told), f"the next turn tells the model it was the same program: {told}")
+    check(all(r["path"] == "/v1/chat/completions" for r in requests), "base_url reaches the chat completions endpoint")
     sys.exit(1 if failures else 0)
 if cancel:
     check(stop_s < 10, f"the run stopped {stop_s:.1f} s after SIGTERM, within its 10 s grace period, not after the model")

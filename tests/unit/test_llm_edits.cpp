@@ -86,6 +86,20 @@ TEST(LlmEdits, AnAmbiguousBlockIsNotApplied) {
   EXPECT_EQ(more.source, "// galapagos:evolve-begin\nx = 1;\ny = 2;\nx = 3;\n// galapagos:evolve-end\n");
 }
 
+TEST(LlmEdits, OpenEvolveMarkersMarkRegionsToo) {
+  std::string source = kernel;
+  source.replace(source.find("// galapagos:evolve-begin"), 25, "// EVOLVE-BLOCK-START");
+  source.replace(source.find("// galapagos:evolve-end"), 23, "// EVOLVE-BLOCK-END");
+  ASSERT_EQ(source.find("galapagos:evolve"), std::string::npos);
+  const auto inside = gp::apply_edits(source, {{"v[i] = scale * u[i];\n", "v[i] = 2.0 * u[i];\n"}});
+  ASSERT_EQ(inside.applied(), 1) << inside.outcomes[0].reason;
+  EXPECT_NE(inside.source.find("v[i] = 2.0 * u[i];"), std::string::npos);
+  const auto outside = gp::apply_edits(source, {{"static double scale = 2.0;\n", "static double scale = 3.0;\n"}});
+  EXPECT_EQ(outside.applied(), 0);
+  const auto marker = gp::apply_edits(source, {{"v[i] = scale * u[i];\n", "v[i] = u[i];\n// EVOLVE-BLOCK-END\n"}});
+  EXPECT_EQ(marker.applied(), 0) << "a replacement may not add or remove a region's marker";
+}
+
 TEST(LlmEdits, WithoutRegionsOnlyWholeFileModeEdits) {
   const std::string src = "int a = 1;\nint b = 2;\n";
   EXPECT_THROW(gp::apply_edits(src, {{"int a = 1;\n", "int a = 5;\n"}}), std::invalid_argument);

@@ -10,8 +10,13 @@ namespace galapagos::propose {
 
 namespace {
 
-constexpr const char* begin_marker = "galapagos:evolve-begin";
-constexpr const char* end_marker = "galapagos:evolve-end";
+// galapagos's markers, and OpenEvolve's, so that sources prepared for either work unchanged.
+bool opens_region(const std::string& line) {
+  return line.find("galapagos:evolve-begin") != std::string::npos || line.find("EVOLVE-BLOCK-START") != std::string::npos;
+}
+bool closes_region(const std::string& line) {
+  return line.find("galapagos:evolve-end") != std::string::npos || line.find("EVOLVE-BLOCK-END") != std::string::npos;
+}
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -52,11 +57,11 @@ std::vector<std::pair<std::size_t, std::size_t>> regions(const std::vector<std::
   std::size_t open = 0;
   bool inside = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find(begin_marker) != std::string::npos) {
+    if (opens_region(lines[i])) {
       if (inside) throw std::invalid_argument("evolve region opened twice (line " + std::to_string(i + 1) + ")");
       inside = true;
       open = i + 1;
-    } else if (lines[i].find(end_marker) != std::string::npos) {
+    } else if (closes_region(lines[i])) {
       if (!inside) throw std::invalid_argument("evolve region closed without being opened (line " + std::to_string(i + 1) + ")");
       inside = false;
       out.emplace_back(open, i);
@@ -64,7 +69,9 @@ std::vector<std::pair<std::size_t, std::size_t>> regions(const std::vector<std::
   }
   if (inside) throw std::invalid_argument("evolve region opened and never closed");
   if (out.empty())
-    throw std::invalid_argument("the source has no evolve region (galapagos:evolve-begin ... galapagos:evolve-end)");
+    throw std::invalid_argument(
+        "the source has no evolve region (galapagos:evolve-begin ... galapagos:evolve-end, or EVOLVE-BLOCK-START ... "
+        "EVOLVE-BLOCK-END)");
   return out;
 }
 
@@ -141,9 +148,8 @@ edit_result apply_edits(const std::string& source, const std::vector<edit_block>
     while (!wanted.empty() && wanted.front().empty()) wanted.erase(wanted.begin());
     while (!wanted.empty() && wanted.back().empty()) wanted.pop_back();
     const auto replacement = split_lines(b.replace);
-    const bool touches_marker = std::any_of(replacement.begin(), replacement.end(), [](const std::string& l) {
-      return l.find(begin_marker) != std::string::npos || l.find(end_marker) != std::string::npos;
-    });
+    const bool touches_marker = std::any_of(replacement.begin(), replacement.end(),
+                                            [](const std::string& l) { return opens_region(l) || closes_region(l); });
     std::vector<std::size_t> found;
     for (const auto& [first, last] : regions(lines, whole_file)) {
       const auto here = matches(lines, wanted, first, last);

@@ -8,10 +8,10 @@
 //
 // applied only inside the source's evolve regions: the lines between a line that holds
 // `galapagos:evolve-begin` and one that holds `galapagos:evolve-end` (in a comment of any
-// language), unless the whole file may change. Matching tolerates differences of white space
-// (indentation, tabs, trailing blanks); a block that matches nowhere, or in several places, or
-// outside every region, or that would remove a region's marker, is not applied and says why,
-// so the next prompt can tell the model.
+// language; OpenEvolve's `EVOLVE-BLOCK-START` and `EVOLVE-BLOCK-END` mark regions too), unless the whole file may change.
+// Matching tolerates differences of white space (indentation, tabs, trailing blanks); a block that matches nowhere, or in several
+// places, or outside every region, or that would remove a region's marker, is not applied and says why, so the next prompt can
+// tell the model.
 #pragma once
 
 #include <string>
