@@ -1,8 +1,8 @@
 #include "config/run_config.hpp"
 
-#include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/install_layout.hpp"
 #include "util/toml_reader.hpp"
 
 namespace galapagos::config {
@@ -82,9 +82,7 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
     std::filesystem::path path = p;
     return path.is_relative() ? config_file.parent_path() / path : path;
   };
-  const std::filesystem::path prompts =
-      l.has("prompts") ? relative(l.str("prompts"))
-                       : std::filesystem::path(build_info::source_kernels_dir).parent_path() / "configs" / "prompts";
+  const std::filesystem::path prompts = l.has("prompts") ? relative(l.str("prompts")) : util::configs_dir() / "prompts";
   s.system_prompt = prompts / "system.md";
   s.variation_prompt = prompts / "variation.md";
   s.repair_prompt = prompts / "repair.md";
