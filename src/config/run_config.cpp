@@ -131,12 +131,16 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
   s.allow_only({"run", "search", "migration", "eval", "llm", "strategy"});
   auto run = s.sub("run");
   if (!run) s.fail("run", "missing [run] table (family, backend, out)");
-  run->allow_only({"family", "backend", "out", "kernel_paths", "grace_s"});
+  run->allow_only(
+      {"family", "backend", "out", "kernel_paths", "grace_s", "time_limit_s", "target_roofline", "stagnant_generations"});
   c.family = run->str("family");
   c.backend = run->str("backend", c.backend);
   if (c.backend != "cpu" && c.backend != "cuda" && c.backend != "hip") run->fail("backend", "must be cpu, cuda or hip");
   c.out = run->str("out", c.out.string());
   c.grace_s = run->num("grace_s", c.grace_s, 0, day_s, "seconds", true);
+  c.stop.time_limit_s = run->num("time_limit_s", c.stop.time_limit_s, 0, 365 * day_s, "seconds (0: no limit)");
+  c.stop.target_roofline = run->num("target_roofline", c.stop.target_roofline, 0, 1, "(0: no target)");
+  c.stop.stagnant_generations = run->whole("stagnant_generations", c.stop.stagnant_generations, 0, max_count);
   for (const auto& p : run->strings("kernel_paths")) {
     std::filesystem::path kp = p;
     c.kernel_paths.push_back(kp.is_relative() ? file.parent_path() / kp : kp);
