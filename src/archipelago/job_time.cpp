@@ -3,37 +3,32 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace galapagos::archipelago {
 
-namespace {
-
-// squeue's %L: "[days-][hours:]minutes:seconds", or UNLIMITED / NOT_SET / INVALID.
-std::optional<double> parse_time_left(const std::string& text) {
+std::optional<double> parse_slurm_time_left(const std::string& text) {
   long days = 0;
   std::string rest = text;
   if (const auto dash = rest.find('-'); dash != std::string::npos) {
-    days = std::strtol(rest.substr(0, dash).c_str(), nullptr, 10);
+    const std::string d = rest.substr(0, dash);
+    if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    days = std::strtol(d.c_str(), nullptr, 10);
     rest = rest.substr(dash + 1);
   }
-  long fields[3] = {0, 0, 0};
-  int n = 0;
-  std::size_t start = 0;
-  while (n < 3) {
-    const auto colon = rest.find(':', start);
-    const std::string part = rest.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+  std::vector<long> fields;
+  std::stringstream parts(rest);
+  std::string part;
+  while (std::getline(parts, part, ':')) {
     if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-    fields[n++] = std::strtol(part.c_str(), nullptr, 10);
-    if (colon == std::string::npos) break;
-    start = colon + 1;
+    fields.push_back(std::strtol(part.c_str(), nullptr, 10));
   }
-  if (n < 2) return std::nullopt;
-  const long h = n == 3 ? fields[0] : 0, m = fields[n - 2], s = fields[n - 1];
-  return static_cast<double>(((days * 24 + h) * 60 + m) * 60 + s);
+  if (fields.size() < 2 || fields.size() > 3 || (days > 0 && fields.size() != 3) || rest.back() == ':') return std::nullopt;
+  const long h = fields.size() == 3 ? fields[0] : 0, m = fields[fields.size() - 2], sec = fields.back();
+  return static_cast<double>(((days * 24 + h) * 60 + m) * 60 + sec);
 }
-
-}  // namespace
 
 std::optional<double> slurm_seconds_left() {
   if (const char* end = std::getenv("SLURM_JOB_END_TIME"); end && *end) {
@@ -52,7 +47,7 @@ std::optional<double> slurm_seconds_left() {
   if (!got) return std::nullopt;
   std::string text = line;
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return parse_time_left(text);
+  return parse_slurm_time_left(text);
 }
 
 }  // namespace galapagos::archipelago

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 namespace galapagos::archipelago {
 
@@ -10,5 +11,8 @@ namespace galapagos::archipelago {
 // `squeue -h -j $SLURM_JOB_ID -o %L` where squeue is on PATH. None outside Slurm, for a job
 // without a limit, or when neither answers.
 std::optional<double> slurm_seconds_left();
+// Seconds in squeue's %L text: "[days-][hours:]minutes:seconds"; none for UNLIMITED, NOT_SET,
+// INVALID or anything else.
+std::optional<double> parse_slurm_time_left(const std::string& text);
 
 }  // namespace galapagos::archipelago
