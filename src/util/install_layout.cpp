@@ -9,30 +9,22 @@ namespace galapagos::util {
 
 namespace {
 
-struct layout {
-  std::filesystem::path data;
-  bool installed = false;
-};
-
-layout find_layout() {
+std::filesystem::path find_data_dir() {
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const auto beside = (self.parent_path() / build_info::bin_to_data_dir).lexically_normal();
-    if (std::filesystem::is_directory(beside / "kernels", ec)) return {beside, true};
+    if (std::filesystem::is_directory(beside / "kernels", ec)) return beside;
   }
-  return {std::filesystem::path(build_info::source_dir), false};
-}
-
-const layout& the_layout() {
-  static const layout l = find_layout();
-  return l;
+  return build_info::source_dir;
 }
 
 }  // namespace
 
-const std::filesystem::path& data_dir() { return the_layout().data; }
-bool installed() { return the_layout().installed; }
+const std::filesystem::path& data_dir() {
+  static const std::filesystem::path dir = find_data_dir();
+  return dir;
+}
 std::filesystem::path kernels_dir() { return data_dir() / "kernels"; }
 std::filesystem::path configs_dir() { return data_dir() / "configs"; }
 

@@ -11,8 +11,6 @@ namespace galapagos::util {
 // share/galapagos of the installation the running executable belongs to, else the source tree
 // of the build tree it was built in (the folder holding kernels/, configs/, tools/).
 const std::filesystem::path& data_dir();
-// Whether data_dir() is an installation's share/galapagos (not a source tree).
-bool installed();
 // data_dir()/kernels, data_dir()/configs, and the report tools: $GALAPAGOS_TOOLS if set, else data_dir()/tools.
 std::filesystem::path kernels_dir();
 std::filesystem::path configs_dir();
