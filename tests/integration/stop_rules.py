@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""stop_rules.py GALAPAGOS CONFIG WORKDIR: a CI-sized search (one island, measured) ended by each
+"""stop_rules.py GALAPAGOS CONFIG WORKDIR [MPIEXEC RECORDING]: a CI-sized search (one island, measured) ended by each
 stopping rule, and a finished search continued with more budget.
 
 1. [run] target_roofline = 0.01 (a config key): every correct candidate is above 1% of the
@@ -13,7 +13,10 @@ stopping rule, and a finished search continued with more budget.
    than the budget.
 5. SLURM_JOB_END_TIME 90 s ahead (what Slurm exposes to a batch job): the search stops in
    time (job_end, less the grace period and a minute), checkpointed, not finished, exit 0;
-   resume (outside the job) completes it."""
+   resume (outside the job) completes it.
+6. With MPIEXEC and a two-island RECORDING: a replayed two-island run whose islands reach the
+   stagnation rule at their own generations: the rule one island reached stops both, the run
+   finishes with /sessions/0 stop_reason "stagnation" and fewer evaluations than the budget."""
 import os
 import subprocess
 import sys
@@ -22,6 +25,7 @@ import time
 import h5py
 
 galapagos, config, work = sys.argv[1:4]
+mpiexec, recording = (sys.argv[4:6] + [None, None])[:2]
 here = os.path.dirname(os.path.abspath(__file__))
 os.makedirs(work, exist_ok=True)
 errors = []
@@ -134,6 +138,20 @@ s, finished, rows = sessions(job)
 check(finished and rows == 9, f"resumed after the job's end: finished with 9 evaluations, got {rows}")
 check(text(s[-1].get("kind")) == "resume", f"resumed: kind {s[-1].get('kind')}")
 valid(job)
+
+# 6. Two islands under MPI: one island's rule reaches the other.
+if mpiexec:
+    two = fresh("two_islands.h5")
+    p = subprocess.run([mpiexec, "-n", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none", galapagos, "run",
+                        config, "--replay", recording, "--out", two, "--budget", "30", "--stagnant-generations", "2"],
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, f"two-island stagnation run: exit {p.returncode}: {p.stderr[-2000:]}")
+    s, finished, rows = sessions(two)
+    check(text(s[0].get("stop_reason")) == "stagnation", f"two islands: stop_reason {s[0].get('stop_reason')}")
+    check(finished and rows < 60, f"two islands: finished before the budget ({rows} of 60)")
+    with h5py.File(two, "r") as f:
+        evaluated = [int(f["checkpoint"][f"island_{i}"].attrs["evaluated"]) for i in range(2)]
+    check(all(e < 30 for e in evaluated), f"two islands: both stopped before their budget, evaluated {evaluated}")
 
 if errors:
     print(f"stop_rules: {len(errors)} failures")
