@@ -21,6 +21,7 @@
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/install_layout.hpp"
 #include "util/json.hpp"
 #include "util/report.hpp"
 
@@ -161,6 +162,13 @@ int export_command(const std::vector<std::string>& args) {
       if (is_winner) base = f.number_attribute("/winner", "baseline_" + name + "_median_s").value_or(base);
       speedups[name] = {{"baseline_median_s", json_number(base)}, {"speedup", json_number(base / t_median)}};
     }
+    // The template by its place among the shipped files (kernels/...) or in its family folder's
+    // parent, never by an absolute path: the package names no folder of this machine's install.
+    const auto shipped_kernels = std::filesystem::weakly_canonical(util::kernels_dir());
+    const auto family_parent = std::filesystem::weakly_canonical(fam.dir).parent_path();
+    const auto tmpl = std::filesystem::weakly_canonical(b.tmpl.source);
+    std::string rel_path = tmpl.lexically_relative(shipped_kernels.parent_path()).string();
+    if (rel_path.empty() || rel_path.rfind("..", 0) == 0) rel_path = tmpl.lexically_relative(family_parent).string();
     const auto accept = describe_accept_sizes(fam);
     std::vector<std::string> held_desc;
     for (const auto& p : held.accept_sizes) held_desc.push_back(describe(fam, p));
@@ -170,7 +178,7 @@ int export_command(const std::vector<std::string>& args) {
           {"origin", c.origin},
           {"params", params},
           {"source_hash", c.source_hash},
-          {"source_from", stored ? "/sources/" + c.source_hash : b.tmpl.source.string()},
+          {"source_from", stored ? "/sources/" + c.source_hash : rel_path},
           {"family", fam.name},
           {"backend", run.backend},
           {"results_file", std::filesystem::absolute(file).string()},
@@ -212,11 +220,6 @@ int export_command(const std::vector<std::string>& args) {
     work = make_work_folder(out, ".export-");
     write_file(work / source_name, exported);
     write_file(work / (source_name + ".orig"), searched);  // temporary: diff input
-    const auto root = std::filesystem::path(build_info::source_kernels_dir).parent_path();
-    const auto tmpl = std::filesystem::weakly_canonical(b.tmpl.source);
-    std::string rel_path = tmpl.lexically_relative(std::filesystem::weakly_canonical(root)).string();
-    if (rel_path.empty() || rel_path.rfind("..", 0) == 0)
-      rel_path = tmpl.lexically_relative(std::filesystem::weakly_canonical(fam.dir).parent_path()).string();
     std::string diff;
     const int rc = eval::run_program(
         {"diff", "-u", "--label", "a/" + rel_path, "--label", "b/" + rel_path, tmpl.string(), (work / source_name).string()},
@@ -236,15 +239,18 @@ int export_command(const std::vector<std::string>& args) {
     char self[4096] = {};
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     const std::string galapagos = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : "galapagos";
+    // A family galapagos ships is found by galapagos itself; a family of the user's is named.
+    const std::string kernel_path = family_parent == shipped_kernels
+                                        ? ""
+                                        : "GALAPAGOS_KERNEL_PATH=" + shell_quote(family_parent.string()) +
+                                              "${GALAPAGOS_KERNEL_PATH:+:$GALAPAGOS_KERNEL_PATH} ";
     write_file(work / "reproduce.sh",
                "#!/bin/sh\n# Judges the exported source as the search judged candidates: built, checked against the reference\n"
                "# at the family's acceptance sizes, timed at the run's fitness size beside the baselines.\n"
                "# Exit 0 accepted, 1 rejected. $GALAPAGOS overrides the galapagos binary.\n"
-               "here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
-               "GALAPAGOS_KERNELS=" +
-                   shell_quote(std::filesystem::weakly_canonical(fam.dir).parent_path().string()) +
-                   "${GALAPAGOS_KERNELS:+:$GALAPAGOS_KERNELS} exec \"${GALAPAGOS:-" + galapagos + "}\" eval --family " +
-                   shell_quote(fam.name) + " --backend " + shell_quote(run.backend) + " \"$here/" + source_name +
+               "here=$(cd \"$(dirname \"$0\")\" && pwd)\n" +
+                   kernel_path + "exec \"${GALAPAGOS:-" + galapagos + "}\" eval --family " + shell_quote(fam.name) +
+                   " --backend " + shell_quote(run.backend) + " \"$here/" + source_name +
                    "\" --config \"$here/config.toml\" \"$@\"\n",
                true);
     write_file(work / "evidence.json", ev.dump(2) + "\n");

@@ -44,6 +44,21 @@ bool configure_console(const char* command, const po::variables_map& vm) {
   return true;
 }
 
+// The stopping rules' options, shared by run and resume ([run] keys of the same names, 0: off).
+void add_stop_options(po::options_description& opts) {
+  opts.add_options()("time-limit", po::value<double>(),
+                     "seconds of wall clock for this session: the search ends and the winner is compared, leaving [run] "
+                     "grace_s for the generation in flight (0: none)")(
+      "target-roofline", po::value<double>(), "end the search once a candidate reaches this fraction of the roofline (0: none)")(
+      "stagnant-generations", po::value<int>(), "end the search after this many generations without a better best (0: never)");
+}
+
+void take_stop_options(const po::variables_map& vm, archipelago::run_overrides& o) {
+  if (vm.count("time-limit")) o.time_limit_s = vm["time-limit"].as<double>();
+  if (vm.count("target-roofline")) o.target_roofline = vm["target-roofline"].as<double>();
+  if (vm.count("stagnant-generations")) o.stagnant_generations = vm["stagnant-generations"].as<int>();
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args, int argc, char** argv) {
@@ -55,6 +70,7 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
       "replay", po::value<std::string>(), "serve measurements from this recorded results file instead of measuring")(
       "replay-delay", po::value<double>(), "seconds each replayed evaluation takes (default 0)")(
       "force", "replace an existing galapagos results file at the --out path (never any other file)");
+  add_stop_options(opts);
   po::variables_map vm;
   const int code = parse_command_line("run", args, opts, "config", vm, [](const po::variables_map& given) {
     if (!given.count("config")) throw po::error("a CONFIG file is required (e.g. configs/stencil3d7-cpu.toml)");
@@ -71,6 +87,7 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
     }
   }
   if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
+  take_stop_options(vm, o);
   if (!configure_console("run", vm)) return 2;
   if (vm.count("replay")) o.replay = vm["replay"].as<std::string>();
   if (vm.count("replay-delay")) {
@@ -86,14 +103,20 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
 int resume_command(const std::vector<std::string>& args, int argc, char** argv) {
   po::options_description opts("galapagos resume FILE");
   opts.add_options()("help,h", "this help")("quiet", "only the summary")(
-      "verbose", "every candidate, and one plain line per generation even on a terminal");
+      "verbose", "every candidate, and one plain line per generation even on a terminal")(
+      "budget", po::value<int>(),
+      "evaluations per island in all, at least the run's: continues a finished run too (the winner is compared again)");
+  add_stop_options(opts);
   po::variables_map vm;
   const int code = parse_command_line("resume", args, opts, "file", vm, [](const po::variables_map& given) {
     if (!given.count("file")) throw po::error("a results FILE is required (the HDF5 file of the run to continue)");
   });
   if (code >= 0) return code;
   if (!configure_console("resume", vm)) return 2;
-  return with_mpi(argc, argv, [&] { return archipelago::resume_search(MPI_COMM_WORLD, vm["file"].as<std::string>()); });
+  archipelago::run_overrides o;
+  if (vm.count("budget")) o.budget = vm["budget"].as<int>();
+  take_stop_options(vm, o);
+  return with_mpi(argc, argv, [&] { return archipelago::resume_search(MPI_COMM_WORLD, vm["file"].as<std::string>(), o); });
 }
 
 }  // namespace galapagos::cli

@@ -27,11 +27,18 @@ struct numeric_option {
 };
 const std::map<std::string, numeric_option>& numeric_options() {
   static const std::map<std::string, numeric_option> table{
-      {"budget", {true, 1, 1e9, false, false}},     {"seed", {true, 0, 9223372036854775807.0, false, false}},
-      {"seeds", {true, 1, 1000, false, false}},     {"islands", {true, 1, 4096, false, false}},
-      {"sample", {true, 0, 1000000, false, false}}, {"id", {true, 0, 9223372036854775807.0, false, false}},
-      {"at", {true, 1, 1e9, false, true}},          {"replay-delay", {false, 0, 3600, false, false}},
+      {"budget", {true, 1, 1e9, false, false}},
+      {"seed", {true, 0, 9223372036854775807.0, false, false}},
+      {"seeds", {true, 1, 1000, false, false}},
+      {"islands", {true, 1, 4096, false, false}},
+      {"sample", {true, 0, 1000000, false, false}},
+      {"id", {true, 0, 9223372036854775807.0, false, false}},
+      {"at", {true, 1, 1e9, false, true}},
+      {"replay-delay", {false, 0, 3600, false, false}},
       {"budget-s", {false, 0, 1e9, true, false}},
+      {"time-limit", {false, 0, 31536000, false, false}},
+      {"target-roofline", {false, 0, 1, false, false}},
+      {"stagnant-generations", {true, 0, 1e9, false, false}},
   };
   return table;
 }

@@ -115,9 +115,4 @@ std::vector<std::string> describe_accept_sizes(const families::family& f) {
   return out;
 }
 
-std::string tools_dir() {
-  if (const char* env = std::getenv("GALAPAGOS_TOOLS"); env && *env) return env;
-  return (std::filesystem::path(build_info::source_kernels_dir).parent_path() / "tools").string();
-}
-
 }  // namespace galapagos::cli

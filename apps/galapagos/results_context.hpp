@@ -47,7 +47,5 @@ std::optional<std::string> stored_source(const std::string& path, const std::str
 std::optional<families::sizes> sizes_in(const families::family& f, const std::string& description);
 // The family's acceptance sizes, one description each.
 std::vector<std::string> describe_accept_sizes(const families::family& f);
-// Where the Python tools are: $GALAPAGOS_TOOLS, else the source tree's tools/ folder.
-std::string tools_dir();
 
 }  // namespace galapagos::cli

@@ -15,6 +15,7 @@
 
 #include "archipelago/channels.hpp"
 #include "archipelago/groups.hpp"
+#include "archipelago/job_time.hpp"
 #include "archipelago/stop_request.hpp"
 #include "config/run_config.hpp"
 #include "core/island.hpp"
@@ -105,7 +106,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
   return search(comm, search_start{config, o, std::nullopt, nullptr});
 }
 
-int resume_search(MPI_Comm comm, const std::filesystem::path& results) {
+int resume_search(MPI_Comm comm, const std::filesystem::path& results, const run_overrides& o) {
   install_stop_handlers();
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -118,14 +119,17 @@ int resume_search(MPI_Comm comm, const std::filesystem::path& results) {
   if (rank == 0) {
     try {
       if (std::filesystem::exists(results)) lock = std::make_shared<store::results_lock>(results, "resume");
-      const resume_plan p = read_resume_plan(results.string());
-      finished = p.finished ? 1 : 0;
-      if (!p.finished) {  // what is wrong with the file comes before what is wrong with the job
+      const resume_plan p = read_resume_plan(results.string(), o.budget.has_value());
+      finished = p.finished && !o.budget ? 1 : 0;
+      if (o.budget && *o.budget < p.settings.budget)
+        throw error(results.string(), "--budget " + std::to_string(*o.budget) + " is less than the run's budget of " +
+                                          std::to_string(p.settings.budget) + " evaluations per island");
+      if (!finished) {  // what is wrong with the file comes before what is wrong with the job
         parse_run_config(p.config_text, p.config_file, results.string() + " (its stored config)");
         if (!p.settings.replay.empty() && !std::filesystem::exists(p.settings.replay))
           throw error(p.settings.replay, "no such file (the replay recording of " + results.string() + ")");
       }
-      if (!p.finished && p.islands != size)
+      if (!finished && p.islands != size)
         throw error(results.string(), "the run has " + std::to_string(p.islands) + " islands: resume it with " +
                                           std::to_string(p.islands) + " MPI ranks (this job has " + std::to_string(size) + ")");
       text = to_json_text(p);
@@ -146,11 +150,12 @@ int resume_search(MPI_Comm comm, const std::filesystem::path& results) {
     return 2;
   }
   if (finished) {
-    if (rank == 0) report::line("%s: the run is finished; nothing to resume", results.c_str());
+    if (rank == 0)
+      report::line("%s: the run is finished; nothing to resume (resume --budget N continues it with N evaluations per island)",
+                   results.c_str());
     return 0;
   }
   broadcast(text);
-  run_overrides o;
   return search(comm, search_start{results, o, resume_plan_from_json(text), std::move(lock)});
 }
 
@@ -324,6 +329,21 @@ int search(MPI_Comm comm, const search_start& st) {
   // not fit this family's space is refused here, before anything is written).
   message_channel migrants(comm), records(comm);
   stop_request stop(comm, s->config.grace_s);
+  // The clock's stopping rules: this session's time limit, and the Slurm job's end (rank 0 asks
+  // the scheduler; every rank counts from the same answer), each leaving the grace period for the
+  // generation in flight, and the job's end a minute more for the checkpoint and MPI's exit.
+  const double grace_s = s->config.grace_s;
+  if (s->config.stop.time_limit_s > 0)
+    stop.stop_at(session_t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(std::max(0.0, s->config.stop.time_limit_s - grace_s))),
+                 run::stop_reason::time_limit);
+  double job_left_s = nan;
+  if (rank == 0) job_left_s = slurm_seconds_left().value_or(nan);
+  MPI_Bcast(&job_left_s, 1, MPI_DOUBLE, 0, comm);
+  if (std::isfinite(job_left_s))
+    stop.stop_at(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                        std::chrono::duration<double>(std::max(0.0, job_left_s - grace_s - 60))),
+                 run::stop_reason::job_end);
   run::island_driver runner(*s, migrants, records, stop, best_baseline[0], best_name);
   runner.set_group(groups.members());
   try {
@@ -345,11 +365,13 @@ int search(MPI_Comm comm, const search_start& st) {
     all_targets.push_back(json::parse(t).get<std::vector<int>>());
   std::unique_ptr<store::results_file> file;
   std::unique_ptr<checkpoint_writer> checkpoints;
+  std::string session_group;  // rank 0: /sessions/<this session>
   const auto& cfg = s->config;
   const auto working = store::working_path(cfg.out);
   if (rank == 0 && st.plan) {
     store::copy_file(cfg.out, working);
     file = std::make_unique<store::results_file>(store::results_file::open(working.string()));
+    if (st.plan->finished) file->set_attributes("/", {{"finished", false}});  // extended: it finishes again
   } else if (rank == 0) {
     file = std::make_unique<store::results_file>(
         store::results_file::create(working.string(), {{"galapagos_version", build_info::version},
@@ -386,13 +408,14 @@ int search(MPI_Comm comm, const search_start& st) {
     file->append(rows);
     // The session (this start of the run) and the checkpoint's own settings.
     const int session = st.plan ? st.plan->session : 0;
-    const std::string group = "/sessions/" + std::to_string(session);
+    session_group = "/sessions/" + std::to_string(session);
+    const std::string& group = session_group;
     std::string generations = "[";
     for (int r = 0; st.plan && r < size; ++r) {
       const auto& snap = st.plan->per_island[static_cast<std::size_t>(r)].snapshot;
       generations += (r ? "," : "") + std::to_string(snap ? snap->generation : 0);
     }
-    file->set_attributes(group, {{"kind", st.plan ? "resume" : "run"},
+    file->set_attributes(group, {{"kind", st.plan ? (st.plan->finished ? "extend" : "resume") : "run"},
                                  {"started_utc", util::utc_now()},
                                  {"host", s->probe.host},
                                  {"galapagos_version", build_info::version},
@@ -405,11 +428,20 @@ int search(MPI_Comm comm, const search_start& st) {
     file->set_attribute(group, "baselines_rows", static_cast<std::int64_t>(rows.size()));
     file->set_attribute(group, "fastest_baseline_s", best_baseline[0]);
     file->set_attribute(group, "ranks", size);
+    // The stopping rules of this session (0: none), and what the Slurm job had left at its start.
+    file->set_attribute(group, "budget", cfg.budget);
+    file->set_attribute(group, "time_limit_s", cfg.stop.time_limit_s);
+    file->set_attribute(group, "target_roofline", cfg.stop.target_roofline);
+    file->set_attribute(group, "stagnant_generations", cfg.stop.stagnant_generations);
+    file->set_attribute(group, "job_time_left_s", job_left_s);
     file->set_attributes("/checkpoint", {{"seed", static_cast<std::int64_t>(s->settings.seed)}, {"replay", s->settings.replay}});
     file->set_attribute("/checkpoint", "format_version", checkpoint_format_version);
     file->set_attribute("/checkpoint", "islands", size);
     file->set_attribute("/checkpoint", "budget", s->settings.budget);
     file->set_attribute("/checkpoint", "replay_delay_s", s->settings.replay_delay_s);
+    file->set_attribute("/checkpoint", "time_limit_s", cfg.stop.time_limit_s);
+    file->set_attribute("/checkpoint", "target_roofline", cfg.stop.target_roofline);
+    file->set_attribute("/checkpoint", "stagnant_generations", cfg.stop.stagnant_generations);
     file->set_attribute("/checkpoint", "sessions", session + 1);
     checkpoints = std::make_unique<checkpoint_writer>(*file, cfg.out, size, runner.live_progress());
     if (st.plan) {
@@ -435,10 +467,23 @@ int search(MPI_Comm comm, const search_start& st) {
   // Every island has left its loop: searched to its end, or stopped at a safe point. Until all
   // have, a late signal is still passed on, and rank 0 keeps writing what arrives.
   stop.wait_for_all([&] { runner.drain_records(); });
-  const bool stop_requested = stop.agree();
+  // A rule of the run's ends the search (the winner is compared as at the end of the budget); a
+  // stop from outside (a signal, the job's end) checkpoints it for resume.
+  const run::stop_reason why = stop.agree();
   int all_completed = runner.completed() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &all_completed, 1, MPI_INT, MPI_MIN, comm);
-  const bool finished = all_completed && !stop_requested;
+  const bool finished = why == run::stop_reason::none ? all_completed != 0 : run::ends_search(why);
+  if (rank == 0) {
+    file->set_attribute(session_group, "stop_reason", why == run::stop_reason::none ? "budget" : run::to_string(why));
+    file->set_attribute(session_group, "ended_utc", util::utc_now());
+    if (why != run::stop_reason::none)
+      report::line("search ended early: %s",
+                   why == run::stop_reason::target_roofline ? "the target fraction of the roofline was reached"
+                   : why == run::stop_reason::stagnation    ? "no better candidate for the set number of generations"
+                   : why == run::stop_reason::time_limit    ? "the time limit was reached"
+                   : why == run::stop_reason::job_end       ? "the Slurm job is about to end"
+                                                            : "a stop signal");
+  }
   // Migrants still in flight are dropped: a resumed run delivers them again from /migrations.
   migrants.finish();
   for (auto& [src, text] : records.finish())

@@ -26,6 +26,7 @@ int run_search(MPI_Comm comm, const std::filesystem::path& config, const run_ove
 // or was stopped again (checkpointed), 0 with a message when it had already finished, 2 when
 // the file cannot be resumed (one line on stderr naming it; the file is left untouched).
 // Both print through the console (util/report.hpp) at the level the command configured.
-int resume_search(MPI_Comm comm, const std::filesystem::path& results);
+// `o` may give a larger budget (continuing a finished run too) and stopping rules for this session.
+int resume_search(MPI_Comm comm, const std::filesystem::path& results, const run_overrides& o = {});
 
 }  // namespace galapagos::archipelago

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -42,32 +43,57 @@ stop_request::stop_request(MPI_Comm comm, double grace_s) : control_(comm), grac
 
 stop_request::~stop_request() { MPI_Comm_free(&barrier_comm_); }
 
+namespace {
+
+std::chrono::steady_clock::duration seconds(double s) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+}
+
+}  // namespace
+
 bool stop_request::poll() {
   const auto now = std::chrono::steady_clock::now();
-  if (signal_seen && !told_) {
-    const auto deadline = signal_time_point() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                    std::chrono::duration<double>(grace_s_));
-    deadline_ = requested_ ? std::min(deadline_, deadline) : deadline;
-    requested_ = true;
-    tell_others();
+  if (signal_seen && !told_signal_) {
+    told_signal_ = true;
+    raise(signal_time_point() + seconds(grace_s_), run::stop_reason::signal, true);
   }
+  for (auto it = timers_.begin(); it != timers_.end();)
+    if (now >= it->first) {
+      raise(now + seconds(grace_s_), it->second, true);
+      it = timers_.erase(it);
+    } else {
+      ++it;
+    }
   for (auto& [src, text] : control_.poll()) {
-    // "stop <seconds left>": clocks of different nodes are not comparable, durations are.
-    const double left_s = std::stod(text.substr(text.find(' ') + 1));
-    const auto deadline =
-        now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(left_s));
-    deadline_ = requested_ ? std::min(deadline_, deadline) : deadline;
-    requested_ = true;
+    // "stop <seconds left> <reason>": clocks of different nodes are not comparable, durations are.
+    std::istringstream words(text.substr(text.find(' ') + 1));
+    double left_s = 0;
+    int why = static_cast<int>(run::stop_reason::signal);
+    words >> left_s >> why;
+    raise(now + seconds(left_s), static_cast<run::stop_reason>(why), false);
     (void)src;
   }
   return requested_;
 }
 
+void stop_request::request(run::stop_reason why) { raise(std::chrono::steady_clock::now() + seconds(grace_s_), why, true); }
+
+void stop_request::stop_at(std::chrono::steady_clock::time_point when, run::stop_reason why) { timers_.emplace_back(when, why); }
+
+void stop_request::raise(std::chrono::steady_clock::time_point deadline, run::stop_reason why, bool own) {
+  const bool earlier = !requested_ || deadline < deadline_;
+  deadline_ = requested_ ? std::min(deadline_, deadline) : deadline;
+  requested_ = true;
+  const bool stronger = why > reason_;
+  reason_ = std::max(reason_, why);
+  if (own && (earlier || stronger)) tell_others();
+}
+
 void stop_request::tell_others() {
-  told_ = true;
   const double left_s = std::chrono::duration<double>(deadline_ - std::chrono::steady_clock::now()).count();
   for (int r = 0; r < control_.size(); ++r)
-    if (r != control_.rank()) control_.send(r, "stop " + std::to_string(left_s));
+    if (r != control_.rank())
+      control_.send(r, "stop " + std::to_string(left_s) + " " + std::to_string(static_cast<int>(reason_)));
 }
 
 bool stop_request::out_of_time(double next_s) const {
@@ -89,12 +115,12 @@ void stop_request::wait_for_all(const std::function<void()>& idle) {
   }
 }
 
-bool stop_request::agree() {
+run::stop_reason stop_request::agree() {
   poll();
-  int mine = requested_ ? 1 : 0, any = 0;
-  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, barrier_comm_);
+  int mine = requested_ ? std::max(1, static_cast<int>(reason_)) : 0, strongest = 0;
+  MPI_Allreduce(&mine, &strongest, 1, MPI_INT, MPI_MAX, barrier_comm_);
   control_.finish();  // stop messages still in flight: everyone already knows
-  return any != 0;
+  return static_cast<run::stop_reason>(strongest);
 }
 
 }  // namespace galapagos::archipelago

@@ -1,8 +1,8 @@
 #include "config/run_config.hpp"
 
-#include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/install_layout.hpp"
 #include "util/toml_reader.hpp"
 
 namespace galapagos::config {
@@ -82,9 +82,7 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
     std::filesystem::path path = p;
     return path.is_relative() ? config_file.parent_path() / path : path;
   };
-  const std::filesystem::path prompts =
-      l.has("prompts") ? relative(l.str("prompts"))
-                       : std::filesystem::path(build_info::source_kernels_dir).parent_path() / "configs" / "prompts";
+  const std::filesystem::path prompts = l.has("prompts") ? relative(l.str("prompts")) : util::configs_dir() / "prompts";
   s.system_prompt = prompts / "system.md";
   s.variation_prompt = prompts / "variation.md";
   s.repair_prompt = prompts / "repair.md";
@@ -141,12 +139,16 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
   s.allow_only({"run", "search", "migration", "eval", "llm", "strategy"});
   auto run = s.sub("run");
   if (!run) s.fail("run", "missing [run] table (family, backend, out)");
-  run->allow_only({"family", "backend", "out", "kernel_paths", "grace_s"});
+  run->allow_only(
+      {"family", "backend", "out", "kernel_paths", "grace_s", "time_limit_s", "target_roofline", "stagnant_generations"});
   c.family = run->str("family");
   c.backend = run->str("backend", c.backend);
   if (c.backend != "cpu" && c.backend != "cuda" && c.backend != "hip") run->fail("backend", "must be cpu, cuda or hip");
   c.out = run->str("out", c.out.string());
   c.grace_s = run->num("grace_s", c.grace_s, 0, day_s, "seconds", true);
+  c.stop.time_limit_s = run->num("time_limit_s", c.stop.time_limit_s, 0, 365 * day_s, "seconds (0: no limit)");
+  c.stop.target_roofline = run->num("target_roofline", c.stop.target_roofline, 0, 1, "(0: no target)");
+  c.stop.stagnant_generations = run->whole("stagnant_generations", c.stop.stagnant_generations, 0, max_count);
   for (const auto& p : run->strings("kernel_paths")) {
     std::filesystem::path kp = p;
     c.kernel_paths.push_back(kp.is_relative() ? file.parent_path() / kp : kp);

@@ -13,6 +13,13 @@
 
 namespace galapagos::config {
 
+// When a run ends before its budget is spent ([run] keys, or run's and resume's options; 0: never).
+struct stop_rules {
+  double time_limit_s = 0;       // wall clock of one session (one start of the run)
+  double target_roofline = 0;    // a best candidate at this fraction of the roofline floor, (0, 1]
+  int stagnant_generations = 0;  // generations in a row without a better best on an island
+};
+
 // The search tables ([search], [strategy], [migration]: budget, seed, ga, strategy,
 // strategy_kinds, migration) come from search_settings, read as `galapagos simulate` reads them.
 struct run_config : search_settings {
@@ -24,6 +31,7 @@ struct run_config : search_settings {
   std::vector<std::filesystem::path> kernel_paths;
   // After SIGTERM or SIGUSR1, every island checkpoints and the job exits within this many seconds.
   double grace_s = 25;
+  stop_rules stop;
   eval::eval_settings eval;
   std::filesystem::path node_lock = "/tmp/galapagos-node.lock";
   int final_rounds = 10;           // interleaved rounds winner vs baselines

@@ -22,6 +22,7 @@
 #include "util/build_info.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/install_layout.hpp"
 #include "util/stats.hpp"
 
 namespace galapagos::eval {
@@ -33,7 +34,7 @@ double seconds_since(clock_type::time_point t0) { return std::chrono::duration<d
 std::filesystem::path abi_include_dir(const families::family& f) {
   auto beside = f.dir.parent_path() / "include";
   if (std::filesystem::exists(beside / "glp_kernel.h")) return beside;
-  return std::filesystem::path(build_info::source_kernels_dir) / "include";
+  return util::kernels_dir() / "include";
 }
 
 // The first line of a compiler log that says "error", else its first line.

@@ -7,8 +7,8 @@
 #include <set>
 #include <sstream>
 
-#include "util/build_info.hpp"
 #include "util/error.hpp"
+#include "util/install_layout.hpp"
 #include "util/toml_reader.hpp"
 
 namespace galapagos::families {
@@ -346,13 +346,15 @@ family load_family(const std::string& name, const std::vector<std::filesystem::p
 
 std::vector<std::filesystem::path> default_search_path(std::vector<std::filesystem::path> first) {
   std::vector<std::filesystem::path> out = std::move(first);
-  if (const char* env = std::getenv("GALAPAGOS_KERNELS")) {
-    std::stringstream ss(env);
-    std::string part;
-    while (std::getline(ss, part, ':'))
-      if (!part.empty()) out.emplace_back(part);
-  }
-  out.emplace_back(build_info::source_kernels_dir);
+  // GALAPAGOS_KERNEL_PATH, and GALAPAGOS_KERNELS (its older name) after it.
+  for (const char* name : {"GALAPAGOS_KERNEL_PATH", "GALAPAGOS_KERNELS"})
+    if (const char* env = std::getenv(name)) {
+      std::stringstream ss(env);
+      std::string part;
+      while (std::getline(ss, part, ':'))
+        if (!part.empty()) out.emplace_back(part);
+    }
+  out.push_back(util::kernels_dir());
   return out;
 }
 

@@ -87,8 +87,8 @@ class family {
 family load_family_file(const std::filesystem::path& toml_file);
 // Finds kernels/<name>/family.toml along `search_path` (first hit wins).
 family load_family(const std::string& name, const std::vector<std::filesystem::path>& search_path);
-// `first` (a config's kernel_paths), then $GALAPAGOS_KERNELS (colon-separated), then the source
-// tree's kernels/ folder.
+// `first` (a config's kernel_paths), then $GALAPAGOS_KERNEL_PATH and $GALAPAGOS_KERNELS (each
+// colon-separated), then the shipped kernels/ folder (util::kernels_dir(): installed or source tree).
 std::vector<std::filesystem::path> default_search_path(std::vector<std::filesystem::path> first = {});
 
 }  // namespace galapagos::families

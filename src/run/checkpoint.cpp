@@ -194,7 +194,7 @@ void checkpoint_writer::finish() {
 
 // --- reading a checkpoint -------------------------------------------------------------------
 
-resume_plan read_resume_plan(const std::string& path) {
+resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
   const auto f = store::results_reader::open(path);
   resume_plan p;
   p.path = path;
@@ -202,7 +202,7 @@ resume_plan read_resume_plan(const std::string& path) {
   if (!version) throw error(path, "not a galapagos results file (no root attribute galapagos_version)");
   if (f.flag_attribute("/", "finished").value_or(false)) {
     p.finished = true;
-    return p;
+    if (!extend_finished) return p;
   }
   if (!f.has("/checkpoint"))
     throw error(path,
@@ -240,6 +240,13 @@ resume_plan read_resume_plan(const std::string& path) {
   p.settings.seed = static_cast<std::uint64_t>(seed);
   p.settings.replay = f.string_attribute("/checkpoint", "replay").value_or("");
   p.settings.replay_delay_s = f.number_attribute("/checkpoint", "replay_delay_s").value_or(0);
+  if (const auto limit = f.number_attribute("/checkpoint", "time_limit_s")) {
+    config::stop_rules r;
+    r.time_limit_s = *limit;
+    r.target_roofline = f.number_attribute("/checkpoint", "target_roofline").value_or(0);
+    r.stagnant_generations = static_cast<int>(f.integer_attribute("/checkpoint", "stagnant_generations").value_or(0));
+    p.settings.stop = r;
+  }
   p.session = static_cast<int>(f.integer_attribute("/checkpoint", "sessions").value_or(1));
   p.checkpoints = static_cast<int>(f.integer_attribute("/checkpoint", "checkpoints_written").value_or(0));
   p.checkpoint_time_s = f.number_attribute("/checkpoint", "checkpoint_time_s").value_or(0);
@@ -403,6 +410,9 @@ std::string to_json_text(const resume_plan& p) {
               {"seed", std::to_string(p.settings.seed)},
               {"replay", p.settings.replay},
               {"replay_delay_s", p.settings.replay_delay_s},
+              {"stop", p.settings.stop ? json{p.settings.stop->time_limit_s, p.settings.stop->target_roofline,
+                                              p.settings.stop->stagnant_generations}
+                                       : json(nullptr)},
               {"islands", p.islands},
               {"session", p.session},
               {"checkpoints", p.checkpoints},
@@ -426,6 +436,8 @@ resume_plan resume_plan_from_json(const std::string& text) {
   p.settings.seed = std::stoull(j.at("seed").get<std::string>());
   p.settings.replay = j.at("replay");
   p.settings.replay_delay_s = j.at("replay_delay_s");
+  if (const auto& r = j.at("stop"); !r.is_null())
+    p.settings.stop = config::stop_rules{r.at(0).get<double>(), r.at(1).get<double>(), r.at(2).get<int>()};
   p.islands = j.at("islands");
   p.session = j.at("session");
   p.checkpoints = j.at("checkpoints");

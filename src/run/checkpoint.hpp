@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "config/run_config.hpp"
 #include "core/island.hpp"
 #include "core/search_space.hpp"
 #include "store/results_file.hpp"
@@ -63,6 +64,8 @@ struct run_settings {
   std::uint64_t seed = 0;
   std::string replay;  // recording served instead of measuring; empty: none
   double replay_delay_s = 0;
+  // The stopping rules in force (/checkpoint; absent in files of earlier galapagos: the config's).
+  std::optional<config::stop_rules> stop;
 };
 
 // Rank 0: the latest state of every island, written into the working copy and published.
@@ -104,7 +107,7 @@ class checkpoint_writer {
 // What `galapagos resume FILE` starts from. Read on rank 0 and broadcast as JSON.
 struct resume_plan {
   std::string path;
-  bool finished = false;
+  bool finished = false;  // the run had finished: read further only to extend it (resume --budget)
   std::string config_text, config_file;
   run_settings settings;
   int islands = 0;
@@ -141,7 +144,7 @@ struct resume_plan {
 // Throws galapagos::error "<FILE>: <problem>" for a missing, unreadable or foreign file, one
 // without a checkpoint, from another galapagos version, or whose checkpoint disagrees with its
 // tables. Reads only; `finished` is set (and nothing else checked) for a finished run.
-resume_plan read_resume_plan(const std::string& path);
+resume_plan read_resume_plan(const std::string& path, bool extend_finished = false);
 std::string to_json_text(const resume_plan& p);
 resume_plan resume_plan_from_json(const std::string& text);
 

@@ -230,6 +230,9 @@ class island_driver::impl {
   std::int64_t llm_calls_ = 0;
   bool llm_exhausted_reported_ = false;
   int stagnant_generations_ = 0;
+  int stagnant_in_session_ = 0;  // the same, counted from this session's start (the stagnation rule)
+  // The stopping rule ([run] target_roofline, stagnant_generations) this island's last generation reached.
+  stop_reason rule_reached() const;
   std::vector<core::point> declared_to_try_;        // values of parameters a model declared, not tried yet
   std::unique_ptr<core::strategy> strategy_;        // null: the island's GA proposes the template's genomes
   std::map<std::string, std::string> prompt_base_;  // what every variation prompt says of family and hardware

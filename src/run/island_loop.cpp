@@ -117,10 +117,13 @@ void island_driver::impl::run(store::results_file* file) {
     if (todo.empty() && model_added_nothing && genetic_asked > 0) break;
     island_.advance();
     if (strategy_) strategy_->advance();
-    if (best_time_ < best_at_last_generation_)
+    if (best_time_ < best_at_last_generation_) {
       stagnant_generations_ = 0;
-    else
+      stagnant_in_session_ = 0;
+    } else {
       ++stagnant_generations_;
+      ++stagnant_in_session_;
+    }
     best_at_last_generation_ = best_time_;
     const double wall_s = wall_now();
     report_generation(wall_s);
@@ -131,6 +134,8 @@ void island_driver::impl::run(store::results_file* file) {
     batch_.state = to_json_text(snapshot(wall_s));
     generation_start_ = batch_.state;
     flush_records();
+    if (static_cast<int>(island_.evaluated()) < cfg.budget)
+      if (const stop_reason why = rule_reached(); why != stop_reason::none) stop_.request(why);
     if (stop_.poll() && static_cast<int>(island_.evaluated()) < cfg.budget) {
       stopped_ = true;
       break;
@@ -147,6 +152,24 @@ void island_driver::impl::run(store::results_file* file) {
   }
   profile_elites();
   flush_records();
+}
+
+stop_reason island_driver::impl::rule_reached() const {
+  const auto& rules = s_.config.stop;
+  if (rules.target_roofline > 0 && best_time_ < inf) {
+    const double floor_s = s_.evaluator->floor_s(s_.evaluator->fitness_size());
+    if (floor_s > 0 && floor_s / best_time_ >= rules.target_roofline) {
+      report::progress("island %d: best at %.0f%% of the roofline, the target is %.0f%%: the search ends", migrants_.rank(),
+                       100 * floor_s / best_time_, 100 * rules.target_roofline);
+      return stop_reason::target_roofline;
+    }
+  }
+  if (rules.stagnant_generations > 0 && stagnant_in_session_ >= rules.stagnant_generations) {
+    report::progress("island %d: no better candidate for %d generations: the search ends", migrants_.rank(),
+                     stagnant_in_session_);
+    return stop_reason::stagnation;
+  }
+  return stop_reason::none;
 }
 
 void island_driver::impl::restore(const resume_plan& p) {

@@ -35,13 +35,21 @@ class local_post {
 // A stop request raised by hand (request()), seen by every island that polls it.
 class local_stop : public stop_signal {
  public:
-  void request() { requested_ = true; }
+  void request() { request(stop_reason::signal); }
+  void request(stop_reason why) override {
+    int now = reason_.load();
+    while (static_cast<int>(why) > now && !reason_.compare_exchange_weak(now, static_cast<int>(why))) {
+    }
+    requested_ = true;
+  }
   bool poll() override { return requested_; }
   bool requested() const override { return requested_; }
+  stop_reason reason() const override { return static_cast<stop_reason>(reason_.load()); }
   bool out_of_time(double) const override { return requested_; }
 
  private:
   std::atomic<bool> requested_{false};
+  std::atomic<int> reason_{0};
 };
 
 }  // namespace galapagos::run

@@ -17,7 +17,10 @@ std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
     s->config.out = st.plan->path;
     s->config.budget = st.plan->settings.budget;
     s->config.seed = st.plan->settings.seed;
+    if (st.plan->settings.stop) s->config.stop = *st.plan->settings.stop;
+    if (o.budget) s->config.budget = *o.budget;  // resume --budget: more evaluations per island
     s->settings = st.plan->settings;
+    s->settings.budget = s->config.budget;
   } else {
     s->config = config::load_run_config(st.config);
     if (o.out) s->config.out = *o.out;
@@ -26,6 +29,10 @@ std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
     s->settings = {s->config.budget, s->config.seed, o.replay ? std::filesystem::absolute(*o.replay).string() : "",
                    o.replay_delay_s};
   }
+  if (o.time_limit_s) s->config.stop.time_limit_s = *o.time_limit_s;
+  if (o.target_roofline) s->config.stop.target_roofline = *o.target_roofline;
+  if (o.stagnant_generations) s->config.stop.stagnant_generations = *o.stagnant_generations;
+  s->settings.stop = s->config.stop;
   if (!s->settings.replay.empty() && s->config.llm.enabled())
     throw error(s->config.file.string(), "[llm]: a replayed run cannot judge new sources (remove [llm] to replay this config)");
   // The LLM proposer: its templates, notes and keys are checked before anything is written.

@@ -28,6 +28,10 @@ struct run_overrides {
   std::optional<std::filesystem::path> out;
   std::optional<int> budget;
   std::optional<std::uint64_t> seed;
+  // Stopping rules (--time-limit, --target-roofline, --stagnant-generations); on resume they
+  // replace the run's for this session and after.
+  std::optional<double> time_limit_s, target_roofline;
+  std::optional<int> stagnant_generations;
   // Serve measurements from this recorded results file instead of measuring (replay mode),
   // sleeping replay_delay_s per served evaluation.
   std::optional<std::filesystem::path> replay;
