@@ -19,8 +19,12 @@ class arena {
   std::size_t bytes() const { return bytes_; }
   int fd() const { return fd_; }
   static std::size_t align(std::size_t n) { return (n + 4095) & ~std::size_t{4095}; }
+  // Which problem staged its inputs here last (problems of several sizes share one arena).
+  void staged_by(const void* problem) { staged_by_ = problem; }
+  const void* staged_by() const { return staged_by_; }
 
  private:
+  const void* staged_by_ = nullptr;
   int fd_ = -1;
   std::byte* data_ = nullptr;
   std::size_t bytes_ = 0;
