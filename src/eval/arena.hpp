@@ -35,7 +35,10 @@ class arena {
 // worker. The problems' private inputs and reference outputs live here.
 class shared_bytes {
  public:
-  explicit shared_bytes(std::size_t n = 0);  // zeroed; throws galapagos::error when memory is short
+  // Zeroed; `populate`: every page faulted in now (memory written on every run), else on first
+  // use (expected outputs that a family with a checker never writes at the fitness size). Throws
+  // galapagos::error when memory is short.
+  explicit shared_bytes(std::size_t n = 0, bool populate = false);
   shared_bytes(shared_bytes&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr, o.size_ = 0; }
   shared_bytes& operator=(shared_bytes&& o) noexcept;
   shared_bytes(const shared_bytes&) = delete;

@@ -40,6 +40,11 @@ struct generator_fns {
   std::string error() const { return last_error && last_error() ? last_error() : "no message"; }
 };
 
+namespace detail {
+// u^(-1/3) for u in (0, 1] within a few ulps: the magnitude of a heavy-tailed input.
+double inverse_cube_root(double u);
+}  // namespace detail
+
 struct verdict {
   candidate_status status = candidate_status::ok;  // ok, wrong_result, input_modified
   std::string reason;
