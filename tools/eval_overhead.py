@@ -62,13 +62,16 @@ def kernels_dir(binary):
 
 
 def evaluate(binary, family, size):
+    import os
+
     template = kernels_dir(binary) / TEMPLATES[family]
-    cmd = [binary, "eval", "--family", family, "--backend", "cpu", "--no-baselines", "--json", "--size", size,
+    cmd = [os.path.abspath(binary), "eval", "--family", family, "--backend", "cpu", "--no-baselines", "--json", "--size", size,
            str(template)]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=kernels_dir(binary).parent)
-    if out.returncode != 0:
+    try:  # a candidate that is not accepted exits 1 with its measurement printed
+        return json.loads(out.stdout)
+    except json.JSONDecodeError:
         sys.exit(f"{binary}: eval --family {family} failed (exit {out.returncode}): {out.stderr.strip()[-400:]}")
-    return json.loads(out.stdout)
 
 
 def side_by_side(binaries, families, rounds, size):
