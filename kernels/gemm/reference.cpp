@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "glp_kernel.h"
+#include "glp_parallel.hpp"
 
 namespace {
 using host_space = Kokkos::HostSpace;
@@ -33,8 +34,8 @@ using range = Kokkos::RangePolicy<exec_space, Kokkos::IndexType<int64_t>>;
 constexpr int64_t JB = 64;  // columns per block
 
 // float64: double-double accumulation of each dot product.
-void gemm_f64(const double* a_ptr, const double* b_ptr, double alpha, double beta, double* c_ptr, int64_t m,
-              int64_t n, int64_t k) {
+void gemm_f64(const double* a_ptr, const double* b_ptr, double alpha, double beta, double* c_ptr, int64_t m, int64_t n,
+              int64_t k) {
   const Kokkos::View<const double*, host_space, unmanaged> A(a_ptr, m * k), B(b_ptr, k * n);
   const Kokkos::View<double*, host_space, unmanaged> C(c_ptr, m * n);
   const int64_t nblocks = (n + JB - 1) / JB;
@@ -49,9 +50,9 @@ void gemm_f64(const double* a_ptr, const double* b_ptr, double alpha, double bet
             const double a = A(i * k + p);
             const double* b = &B(p * n + j0);
             for (int64_t j = 0; j < jn; ++j) {
-              const double x = a * b[j];                // TwoProd: x + y == a*b exactly
+              const double x = a * b[j];  // TwoProd: x + y == a*b exactly
               const double y = std::fma(a, b[j], -x);
-              const double t = s[j] + x;                // TwoSum: t + w == s + x exactly
+              const double t = s[j] + x;  // TwoSum: t + w == s + x exactly
               const double z = t - s[j];
               const double w = (s[j] - (t - z)) + (x - z);
               s[j] = t;
@@ -69,8 +70,8 @@ void gemm_f64(const double* a_ptr, const double* b_ptr, double alpha, double bet
 }
 
 // float32: double accumulation (products of floats are exact in double).
-void gemm_f32(const float* a_ptr, const float* b_ptr, float alpha_f, float beta_f, float* c_ptr, int64_t m,
-              int64_t n, int64_t k) {
+void gemm_f32(const float* a_ptr, const float* b_ptr, float alpha_f, float beta_f, float* c_ptr, int64_t m, int64_t n,
+              int64_t k) {
   const Kokkos::View<const float*, host_space, unmanaged> A(a_ptr, m * k), B(b_ptr, k * n);
   const Kokkos::View<float*, host_space, unmanaged> C(c_ptr, m * n);
   const double alpha = alpha_f, beta = beta_f;
@@ -107,8 +108,7 @@ GLP_EXPORT int glp_reference(const glp_arg* args, int nargs, const int64_t* size
     if (args[i].dtype != t) return 2;
   const int64_t m = sizes[0], n = sizes[1], k = sizes[2];
   if (m < 0 || n < 0 || k < 0) return 3;
-  if (args[0].count != m * k || args[1].count != k * n || args[2].count != 1 || args[3].count != 1 ||
-      args[4].count != m * n)
+  if (args[0].count != m * k || args[1].count != k * n || args[2].count != 1 || args[3].count != 1 || args[4].count != m * n)
     return 4;
   for (int i = 0; i < 5; ++i)
     if (args[i].data == nullptr && args[i].count > 0) return 5;
@@ -140,6 +140,9 @@ double freivalds(const T* a, const T* b, T alpha, T beta, const T* c_in, const T
                  uint64_t seed) {
   double worst = 0;
   std::vector<long double> x(static_cast<size_t>(n)), bx(static_cast<size_t>(k));
+  // Both passes run on every core: shares of B's rows, then shares of C's rows.
+  const int parts_k = glp::parts_for(k, 64), parts_m = glp::parts_for(m, 16);
+  std::vector<long double> err(static_cast<size_t>(parts_m)), scale(static_cast<size_t>(parts_m));
   for (int round = 0; round < 2; ++round) {
     for (int64_t j = 0; j < n; ++j) {
       seed += 0x9e3779b97f4a7c15ull;  // splitmix64
@@ -148,26 +151,36 @@ double freivalds(const T* a, const T* b, T alpha, T beta, const T* c_in, const T
       z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
       x[static_cast<size_t>(j)] = ((z ^ (z >> 31)) & 1) ? 1.0L : -1.0L;
     }
-    for (int64_t p = 0; p < k; ++p) {
-      long double s = 0;
-      for (int64_t j = 0; j < n; ++j) s += static_cast<long double>(b[p * n + j]) * x[static_cast<size_t>(j)];
-      bx[static_cast<size_t>(p)] = s;
-    }
-    long double err = 0, scale = 0;
-    for (int64_t i = 0; i < m; ++i) {
-      long double abx = 0, cin = 0, cout = 0, norm2 = 0;
-      for (int64_t p = 0; p < k; ++p) abx += static_cast<long double>(a[i * k + p]) * bx[static_cast<size_t>(p)];
-      for (int64_t j = 0; j < n; ++j) {
-        const long double o = c_out[i * n + j];
-        cout += o * x[static_cast<size_t>(j)];
-        norm2 += o * o;
-        if (beta != T(0)) cin += static_cast<long double>(c_in[i * n + j]) * x[static_cast<size_t>(j)];
+    glp::parallel_parts(parts_k, k, [&](int, int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        long double s = 0;
+        for (int64_t j = 0; j < n; ++j) s += static_cast<long double>(b[p * n + j]) * x[static_cast<size_t>(j)];
+        bx[static_cast<size_t>(p)] = s;
       }
-      const long double want = static_cast<long double>(alpha) * abx + (beta != T(0) ? static_cast<long double>(beta) * cin : 0.0L);
-      err = std::max(err, std::fabs(cout - want));
-      scale = std::max({scale, std::sqrt(norm2), std::fabs(want)});
-    }
-    const double rel = scale > 0 ? static_cast<double>(err / scale) : static_cast<double>(err);
+    });
+    glp::parallel_parts(parts_m, m, [&](int part, int64_t i0, int64_t i1) {
+      long double e = 0, sc = 0;
+      for (int64_t i = i0; i < i1; ++i) {
+        long double abx = 0, cin = 0, cout = 0, norm2 = 0;
+        for (int64_t p = 0; p < k; ++p) abx += static_cast<long double>(a[i * k + p]) * bx[static_cast<size_t>(p)];
+        for (int64_t j = 0; j < n; ++j) {
+          const long double o = c_out[i * n + j];
+          cout += o * x[static_cast<size_t>(j)];
+          norm2 += o * o;
+          if (beta != T(0)) cin += static_cast<long double>(c_in[i * n + j]) * x[static_cast<size_t>(j)];
+        }
+        const long double want =
+            static_cast<long double>(alpha) * abx + (beta != T(0) ? static_cast<long double>(beta) * cin : 0.0L);
+        e = std::max(e, std::fabs(cout - want));
+        sc = std::max({sc, std::sqrt(norm2), std::fabs(want)});
+      }
+      err[static_cast<size_t>(part)] = e;
+      scale[static_cast<size_t>(part)] = sc;
+    });
+    long double e = 0, sc = 0;
+    for (int t = 0; t < parts_m; ++t)
+      e = std::max(e, err[static_cast<size_t>(t)]), sc = std::max(sc, scale[static_cast<size_t>(t)]);
+    const double rel = sc > 0 ? static_cast<double>(e / sc) : static_cast<double>(e);
     worst = std::max(worst, std::isfinite(rel) ? rel : INFINITY);
   }
   return worst;
@@ -184,9 +197,10 @@ GLP_EXPORT int glp_check(const glp_arg* inputs, const glp_arg* outputs, int narg
     if (inputs[i].data == nullptr && inputs[i].count > 0) return 5;
   if (outputs[4].data == nullptr && m * n > 0) return 5;
   if (inputs[0].dtype == GLP_FLOAT64)
-    *rel_error = freivalds(static_cast<const double*>(inputs[0].data), static_cast<const double*>(inputs[1].data),
-                           *static_cast<const double*>(inputs[2].data), *static_cast<const double*>(inputs[3].data),
-                           static_cast<const double*>(inputs[4].data), static_cast<const double*>(outputs[4].data), m, n, k, seed);
+    *rel_error =
+        freivalds(static_cast<const double*>(inputs[0].data), static_cast<const double*>(inputs[1].data),
+                  *static_cast<const double*>(inputs[2].data), *static_cast<const double*>(inputs[3].data),
+                  static_cast<const double*>(inputs[4].data), static_cast<const double*>(outputs[4].data), m, n, k, seed);
   else if (inputs[0].dtype == GLP_FLOAT32)
     *rel_error = freivalds(static_cast<const float*>(inputs[0].data), static_cast<const float*>(inputs[1].data),
                            *static_cast<const float*>(inputs[2].data), *static_cast<const float*>(inputs[3].data),

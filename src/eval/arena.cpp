@@ -18,7 +18,8 @@ arena::arena(std::size_t bytes) : bytes_(align(bytes == 0 ? 1 : bytes)) {
     close(fd_);
     throw error("shared arena", "cannot size " + std::to_string(bytes_) + " bytes: " + std::strerror(errno));
   }
-  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  // Pre-faulted: the first evaluation would otherwise pay for every page as it stages its inputs.
+  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, 0);
   if (p == MAP_FAILED) {
     close(fd_);
     throw error("shared arena", std::string("mmap failed: ") + std::strerror(errno));
@@ -31,9 +32,10 @@ arena::~arena() {
   if (fd_ >= 0) close(fd_);
 }
 
-shared_bytes::shared_bytes(std::size_t n) : size_(n) {
+shared_bytes::shared_bytes(std::size_t n, bool populate) : size_(n) {
   if (n == 0) return;
-  void* p = mmap(nullptr, arena::align(n), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  const int flags = MAP_SHARED | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0);
+  void* p = mmap(nullptr, arena::align(n), PROT_READ | PROT_WRITE, flags, -1, 0);
   if (p == MAP_FAILED) throw error("shared memory", "cannot map " + std::to_string(n) + " bytes: " + std::strerror(errno));
   data_ = static_cast<std::byte*>(p);
 }

@@ -19,8 +19,12 @@ class arena {
   std::size_t bytes() const { return bytes_; }
   int fd() const { return fd_; }
   static std::size_t align(std::size_t n) { return (n + 4095) & ~std::size_t{4095}; }
+  // Which problem staged its inputs here last (problems of several sizes share one arena).
+  void staged_by(const void* problem) { staged_by_ = problem; }
+  const void* staged_by() const { return staged_by_; }
 
  private:
+  const void* staged_by_ = nullptr;
   int fd_ = -1;
   std::byte* data_ = nullptr;
   std::size_t bytes_ = 0;
@@ -31,7 +35,10 @@ class arena {
 // worker. The problems' private inputs and reference outputs live here.
 class shared_bytes {
  public:
-  explicit shared_bytes(std::size_t n = 0);  // zeroed; throws galapagos::error when memory is short
+  // Zeroed; `populate`: every page faulted in now (memory written on every run), else on first
+  // use (expected outputs that a family with a checker never writes at the fitness size). Throws
+  // galapagos::error when memory is short.
+  explicit shared_bytes(std::size_t n = 0, bool populate = false);
   shared_bytes(shared_bytes&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr, o.size_ = 0; }
   shared_bytes& operator=(shared_bytes&& o) noexcept;
   shared_bytes(const shared_bytes&) = delete;

@@ -23,6 +23,7 @@
 #include "util/error.hpp"
 #include "util/hash.hpp"
 #include "util/install_layout.hpp"
+#include "util/report.hpp"
 #include "util/stats.hpp"
 
 namespace galapagos::eval {
@@ -112,8 +113,15 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   if (jobs > 0) ahead_ = std::make_unique<compile_queue>(builder_, jobs);
 }
 
-// Input seeds: derived from the secret run seed, never from anything a candidate can see.
-std::uint64_t evaluator::next_seed() { return util::mix64(secret_ ^ util::mix64(++counter_)); }
+// Input seeds: derived from the secret run seed, never from anything a candidate can see. The
+// inputs' values are splitmix64 outputs, which can be inverted: a candidate can recover the seed
+// an input was drawn from. So seeds come from a one-way function of (secret, counter), and knowing
+// one seed tells nothing of the next run's inputs or of the seed a checker draws after the run.
+std::uint64_t evaluator::next_seed() {
+  const std::uint64_t words[2] = {secret_, ++counter_};
+  const std::string digest = util::sha256().add(std::string_view(reinterpret_cast<const char*>(words), sizeof words)).hex();
+  return std::stoull(digest.substr(0, 16), nullptr, 16);
+}
 
 void evaluator::raise_ceilings(double bandwidth_gbs, double peak_gflops, double peak_gflops_f32, const std::string& source) {
   auto raise = [&](double& value, std::string& from, double candidate) {
@@ -310,6 +318,8 @@ measurement evaluator::evaluate(const candidate_source& c) {
   measurement m;
   m.floor_s = floor_s(fitness_);
   std::optional<clock_type::time_point> held;  // from the worker's start: the device is in use
+  std::unique_ptr<session> s;
+  double open_s = 0;
   auto done = [&]() -> measurement {
     m.eval_time_s = seconds_since(t0);
     if (held) {
@@ -318,19 +328,34 @@ measurement evaluator::evaluate(const candidate_source& c) {
     }
     if (m.status != candidate_status::ok)
       m.time_median_s = m.time_min_s = m.time_spread_s = std::numeric_limits<double>::quiet_NaN();
+    if (s && std::getenv("GALAPAGOS_TIMING_TRACE")) {
+      s->phase_s["open: build, worker, calibration, load"] = open_s;
+      for (const auto& [phase, seconds] : s->phase_s) report::problem("phase %-40s %8.3f s", phase.c_str(), seconds);
+      report::problem("phase %-40s %8.3f s", "whole evaluation", m.eval_time_s);
+    }
     return m;
   };
-  auto s = open(c, m, &held);
+  s = open(c, m, &held);
+  open_s = seconds_since(t0);
   if (!s || !accept(*s, m)) return done();
 
   problem& p = *timing_problem_;
-  p.fill(next_seed(), 0);
+  {
+    phase_timer pt(s->phase_s, "timed: first fill");
+    p.fill(next_seed(), 0);
+  }
   // Warm-up: two runs on identical inputs, verified, and compared with each other.
   std::vector<double> warm;
   if (!timed_run(*s, p, m, warm, 0, c, true)) return done();
-  const auto first = p.snapshot_outputs();
+  {
+    phase_timer pt(s->phase_s, "timed: determinism check");
+    p.snapshot_outputs();
+  }
   if (!timed_run(*s, p, m, warm, 0, c, true)) return done();
-  const double diff = p.max_relative_difference(first);
+  const double diff = [&] {
+    phase_timer pt(s->phase_s, "timed: determinism check");
+    return p.max_relative_difference();
+  }();
   if (diff > settings_.checks.determinism_ulps * std::numeric_limits<double>::epsilon()) {
     m.status = candidate_status::nondeterministic;
     char buf[120];

@@ -42,7 +42,26 @@ struct evaluator::session {
   double empty_run_s = 0;                          // the orchestrator's clock around an empty run, calibrated before loading
   double busy_excess_s = 0;                        // GPUs: what a run of real device work adds beyond its events (calibrated)
   int threads = -1;                                // the worker's threads before the candidate was loaded
+  // Where the evaluation's time went, by phase (GALAPAGOS_TIMING_TRACE prints it at the end).
+  std::map<std::string, double> phase_s;
 };
+
+namespace detail {
+// Adds the time from its construction to its destruction to a phase of the session.
+class phase_timer {
+ public:
+  phase_timer(std::map<std::string, double>& phases, const char* phase)
+      : phases_(phases), phase_(phase), t0_(clock_type::now()) {}
+  ~phase_timer() { phases_[phase_] += seconds_since(t0_); }
+  phase_timer(const phase_timer&) = delete;
+  phase_timer& operator=(const phase_timer&) = delete;
+
+ private:
+  std::map<std::string, double>& phases_;
+  const char* phase_;
+  clock_type::time_point t0_;
+};
+}  // namespace detail
 
 // Builds waiting for their turn on spare cores while the device measures. A build that has not
 // started when its candidate comes up is taken back and built by the caller.

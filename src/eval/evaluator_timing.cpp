@@ -199,11 +199,18 @@ bool evaluator::accept(session& s, measurement& m) {
   int dist = 0;
   for (auto& p : accept_problems_) {
     for (int k = 0; k < settings_.checks.seeds; ++k) {
-      p->fill(next_seed(), dist++);
-      p->compute_reference(reference_);
-      p->stage();
+      {
+        phase_timer pt(s.phase_s, "accept: inputs and reference");
+        p->fill(next_seed(), dist++);
+        p->compute_reference(reference_);
+        p->stage();
+      }
       double t = 0;
-      if (!run_once(s, *p, m, t, false)) return false;
+      {
+        phase_timer pt(s.phase_s, "accept: runs");
+        if (!run_once(s, *p, m, t, false)) return false;
+      }
+      phase_timer pt(s.phase_s, "accept: verify");
       const verdict v = p->verify();
       m.rel_error = std::max(m.rel_error, v.rel_error);
       ++m.verified_runs;
@@ -221,10 +228,19 @@ bool evaluator::accept(session& s, measurement& m) {
 // determinism check), so nothing of an earlier run can be reused.
 bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed,
                           const candidate_source& c, bool always_verify) {
-  if (run_seed != 0) p.redraw(run_seed);
-  p.stage();
+  {
+    phase_timer pt(s.phase_s, "timed: redraw");
+    if (run_seed != 0) p.redraw(run_seed);
+  }
+  {
+    phase_timer pt(s.phase_s, "timed: stage");
+    p.stage();
+  }
   double t = 0, claimed = 0;
-  if (!run_once(s, p, m, t, true, &claimed)) return false;
+  {
+    phase_timer pt(s.phase_s, "timed: runs (flush, call, freeze)");
+    if (!run_once(s, p, m, t, true, &claimed)) return false;
+  }
   sample_clock(m);
   // How this run is judged: by the family's checker when it has one (cheap enough for every run),
   // else against the reference, on every run or on a share drawn after it ran from the secret stream.
@@ -235,15 +251,21 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
   } else {
     const double fraction = settings_.checks.verify_fraction;
     if (always_verify || fraction >= 1 || static_cast<double>(draw >> 11) * 0x1.0p-53 < fraction) how = problem::judge::reference;
-    if (how == problem::judge::reference && !p.reference_current()) p.compute_reference(reference_);
+    if (how == problem::judge::reference && !p.reference_current()) {
+      phase_timer pt(s.phase_s, "timed: reference");
+      p.compute_reference(reference_);
+    }
   }
-  const verdict v = p.verify(how, checker_, next_seed());
+  const verdict v = [&] {
+    phase_timer pt(s.phase_s, how == problem::judge::checker ? "timed: verify (checker)" : "timed: verify");
+    return p.verify(how, checker_, next_seed());
+  }();
   if (how != problem::judge::basic) {
     m.rel_error = std::max(m.rel_error, v.rel_error);
     ++m.verified_runs;
   }
   // A run faster than physics is called so before its output is: a skip is told as what it is.
-  if (too_fast(s, p, t, claimed, c, m)) return false;
+  if (phase_timer pt(s.phase_s, "timed: floor (and re-probes)"); too_fast(s, p, t, claimed, c, m)) return false;
   if (v.status != candidate_status::ok) {
     m.status = v.status;
     m.reason = v.reason + " (timed run)";

@@ -40,6 +40,11 @@ struct generator_fns {
   std::string error() const { return last_error && last_error() ? last_error() : "no message"; }
 };
 
+namespace detail {
+// u^(-1/3) for u in (0, 1] within a few ulps: the magnitude of a heavy-tailed input.
+double inverse_cube_root(double u);
+}  // namespace detail
+
 struct verdict {
   candidate_status status = candidate_status::ok;  // ok, wrong_result, input_modified
   std::string reason;
@@ -67,19 +72,25 @@ class problem {
   void redraw(std::uint64_t seed);
   void compute_reference(reference_fn ref);
   bool reference_current() const { return reference_current_; }  // no fill or redraw since
-  // Puts the inputs into the arena and fills every out element with the poison pattern.
+  // Puts the inputs into the arena and fills every out element with the poison pattern. An input
+  // whose arena bytes a verify() found equal to the private copy since the last run request, and
+  // that was not redrawn since, is already there and is not copied again (a matrix kept for the
+  // instance: hundreds of megabytes per run).
   void stage();
   // How a run's outputs are judged: against the reference (compute_reference first), by the
   // family's checker, or only by what needs neither (inputs unchanged, every output written, no
   // NaN/Inf), which every judgement includes.
   enum class judge { reference, checker, basic };
   verdict verify(judge how = judge::reference, check_fn checker = nullptr, std::uint64_t check_seed = 0);
-  // Largest difference between the arena's outputs now and `snapshot`, relative to the
-  // reference scale (for the determinism check).
-  std::vector<std::vector<std::byte>> snapshot_outputs() const;
-  double max_relative_difference(const std::vector<std::vector<std::byte>>& snapshot) const;
+  // Keeps a copy of the arena's outputs now; max_relative_difference() is the largest difference
+  // between the arena's outputs then and now, relative to the reference scale (for the
+  // determinism check).
+  void snapshot_outputs();
+  double max_relative_difference() const;
 
-  protocol::request run_request() const;
+  // The request that runs the candidate on the arena. From here on nothing in the arena is
+  // believed until verify() compared it again.
+  protocol::request run_request();
   const families::sizes& size() const { return sizes_; }
   std::string describe() const;                         // the spec and/or the symbol values
   std::uint64_t instance() const { return instance_; }  // changes at every fill()
@@ -93,6 +104,7 @@ class problem {
     std::size_t offset;     // in the arena
     shared_bytes input;     // private copy of in/inout values
     shared_bytes expected;  // reference result for out/inout
+    bool in_arena = false;  // the arena holds exactly `input` (see stage())
   };
   const families::family& family_;
   families::sizes sizes_;
@@ -103,6 +115,7 @@ class problem {
   std::uint64_t instance_ = 0;
   std::vector<slot> slots_;
   bool reference_current_ = false;
+  std::vector<std::vector<std::byte>> snapshot_;  // kept between evaluations: no fresh pages each time
   void draw_inputs(std::uint64_t seed, int distribution);
   std::vector<glp_arg> reference_args() const;
   // What serve() runs in the family's process.

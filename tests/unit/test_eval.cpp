@@ -105,6 +105,24 @@ TEST_F(Eval, NothingIsCompiledTwice) {
   EXPECT_NE(third.key, first.key);
 }
 
+// stencil3d7 as shipped but with a reference that exports no checker (glp_check): its timed runs
+// are compared with the reference, every one or a secret share of them (verify_fraction).
+gf::family without_checker() {
+  const auto dir = std::filesystem::temp_directory_path() / ("glp-no-checker-" + std::to_string(::getpid())) / "stencil3d7";
+  std::filesystem::create_directories(dir);
+  const auto shipped = source_dir / "kernels/stencil3d7";
+  std::string toml = galapagos::util::read_file((shipped / "family.toml").string());
+  for (const std::string folder : {"cpu/", "cuda/", "hip/", "baselines/"})
+    for (std::size_t at = 0; (at = toml.find('"' + folder, at)) != std::string::npos; at += folder.size())
+      toml.insert(at + 1, (shipped / "").string());
+  std::ofstream(dir / "family.toml") << toml;
+  const std::string reference = galapagos::util::read_file((shipped / "reference.cpp").string());
+  const auto cut = reference.find("// The checker for timed runs");
+  EXPECT_NE(cut, std::string::npos);
+  std::ofstream(dir / "reference.cpp") << reference.substr(0, cut);
+  return gf::load_family_file(dir / "family.toml");
+}
+
 // A second evaluator with other settings, on the same family.
 std::unique_ptr<ge::evaluator> evaluator_with(const gf::family& f, double verify_fraction, int compile_jobs,
                                               const std::filesystem::path& cache) {
@@ -142,7 +160,8 @@ GLP_EXPORT int glp_kernel(const glp_arg* a, int, const int64_t* s, void*) {
 }
 
 TEST_F(Eval, SampledVerificationComparesOnlyTheDrawnRunsButChecksEveryOutput) {
-  auto sampled = evaluator_with(*family, 0.0, 0, std::filesystem::temp_directory_path() / "galapagos-test-cache");
+  const auto no_checker = without_checker();
+  auto sampled = evaluator_with(no_checker, 0.0, 0, std::filesystem::temp_directory_path() / "galapagos-test-cache");
   const auto& b = family->backend("cpu");
   const auto honest = sampled->evaluate({b.tmpl.source, "", {{"TILE_Y", "8"}}, b.tmpl.flags, {}});
   ASSERT_EQ(honest.status, galapagos::eval::candidate_status::ok) << honest.reason;
@@ -157,6 +176,11 @@ TEST_F(Eval, SampledVerificationComparesOnlyTheDrawnRunsButChecksEveryOutput) {
   EXPECT_NE(cheat.reason.find("(timed run)"), std::string::npos) << cheat.reason;
   // With every timed run compared, the same cheat fails the same way.
   EXPECT_EQ(ev->evaluate(text(skips_last_element_after(honest_calls))).status, galapagos::eval::candidate_status::wrong_result);
+  // A family with a checker has every timed run judged by it, whatever verify_fraction says.
+  auto checked = evaluator_with(*family, 0.0, 0, std::filesystem::temp_directory_path() / "galapagos-test-cache");
+  const auto all = checked->evaluate({b.tmpl.source, "", {{"TILE_Y", "8"}}, b.tmpl.flags, {}});
+  ASSERT_EQ(all.status, galapagos::eval::candidate_status::ok) << all.reason;
+  EXPECT_EQ(all.verified_runs, static_cast<int>(family->accept_sizes.size()) + 2 + all.repetitions);
 }
 
 TEST_F(Eval, CompileAheadBuildsUpcomingCandidatesInTheBackground) {

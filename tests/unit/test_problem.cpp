@@ -1,0 +1,91 @@
+// A problem's inputs and their staging in the shared arena: heavy-tailed magnitudes as accurate
+// as libm's, every redraw landing in the arena, and an input skipped by stage() (the arena still
+// held it) never hiding a change: whatever touched the arena after the last comparison is found.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "eval/arena.hpp"
+#include "eval/family_process.hpp"
+#include "eval/problem.hpp"
+#include "families/family.hpp"
+
+namespace ge = galapagos::eval;
+namespace gf = galapagos::families;
+
+namespace {
+
+const std::filesystem::path kernels = std::filesystem::path(GALAPAGOS_SOURCE_DIR) / "kernels";
+
+struct Problem : ::testing::Test {
+  gf::family family = gf::load_family("stencil3d7", {kernels});
+  gf::sizes small{17, 9, 31}, other{33, 65, 7};
+  ge::arena shared{ge::problem::arena_bytes(family, other)};
+  ge::family_process code{family, &ge::problem::serve};
+  double* u() const { return reinterpret_cast<double*>(shared.data()); }
+  // What a candidate's run leaves: v written (a copy of u), the arena's inputs as they are.
+  static void run(ge::problem& p, std::int64_t n, double* arena_u) {
+    p.run_request();
+    std::memcpy(arena_u + ge::arena::align(static_cast<std::size_t>(n) * 8) / 8, arena_u, static_cast<std::size_t>(n) * 8);
+  }
+};
+
+}  // namespace
+
+TEST(InverseCubeRoot, WithinFourUlpsOfLibmOverTheWholeRange) {
+  double worst = 0;
+  for (double u = 0x1.0p-54; u <= 1; u *= 1.000173)
+    worst = std::max(worst, std::fabs(ge::detail::inverse_cube_root(u) * std::cbrt(u) - 1));
+  EXPECT_LT(worst, 1e-15);
+  EXPECT_EQ(ge::detail::inverse_cube_root(1.0), 1.0);
+  EXPECT_NEAR(ge::detail::inverse_cube_root(0.125), 2.0, 4e-16);
+}
+
+TEST_F(Problem, ARedrawLandsInTheArenaAndIsComparedAfterEveryRun) {
+  ge::problem p(family, small, shared, code);
+  const std::int64_t n = 17 * 9 * 31;
+  p.fill(1, 2);  // heavy-tailed
+  p.stage();
+  run(p, n, u());
+  EXPECT_EQ(p.verify(ge::problem::judge::basic).status, ge::candidate_status::ok);
+  for (std::uint64_t seed = 2; seed < 8; ++seed) {
+    const double before = u()[5];
+    p.redraw(seed);
+    EXPECT_NE(u()[5], before) << "the redraw went to the arena as well";
+    p.stage();
+    run(p, n, u());
+    EXPECT_EQ(p.verify(ge::problem::judge::basic).status, ge::candidate_status::ok);
+  }
+  // The inputs are intact now; a run that writes one of them is caught although stage() had
+  // nothing to copy before it.
+  p.stage();
+  p.run_request();
+  u()[n - 1] += 1;
+  std::memcpy(u() + ge::arena::align(static_cast<std::size_t>(n) * 8) / 8, u(), static_cast<std::size_t>(n) * 8);
+  EXPECT_EQ(p.verify(ge::problem::judge::basic).status, ge::candidate_status::input_modified);
+  // The next stage puts the private copy back.
+  p.stage();
+  run(p, n, u());
+  EXPECT_EQ(p.verify(ge::problem::judge::basic).status, ge::candidate_status::ok);
+}
+
+TEST_F(Problem, AnotherProblemStagedInBetweenMakesStageCopyAgain) {
+  ge::problem a(family, small, shared, code), b(family, other, shared, code);
+  const std::int64_t na = 17 * 9 * 31, nb = 33 * 65 * 7;
+  a.fill(1, 0);
+  a.stage();
+  run(a, na, u());
+  ASSERT_EQ(a.verify(ge::problem::judge::basic).status, ge::candidate_status::ok);
+  b.fill(2, 1);  // b's layout over the same arena
+  b.stage();
+  run(b, nb, u());
+  ASSERT_EQ(b.verify(ge::problem::judge::basic).status, ge::candidate_status::ok);
+  a.stage();  // a's inputs were overwritten by b's: copied again
+  run(a, na, u());
+  EXPECT_EQ(a.verify(ge::problem::judge::basic).status, ge::candidate_status::ok);
+  a.redraw(3);
+  a.stage();
+  run(a, na, u());
+  EXPECT_EQ(a.verify(ge::problem::judge::basic).status, ge::candidate_status::ok);
+}
