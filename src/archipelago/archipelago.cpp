@@ -331,7 +331,8 @@ int search(MPI_Comm comm, const search_start& st) {
   stop_request stop(comm, s->config.grace_s);
   // The clock's stopping rules: this session's time limit, and the Slurm job's end (rank 0 asks
   // the scheduler; every rank counts from the same answer), each leaving the grace period for the
-  // generation in flight, and the job's end a minute more for the checkpoint and MPI's exit.
+  // generation in flight, and the job's end a minute more for the checkpoint and MPI's exit (at
+  // most half the job's time left, so that a short job still searches; its signal stops it too).
   const double grace_s = s->config.grace_s;
   if (s->config.stop.time_limit_s > 0)
     stop.stop_at(session_t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -341,8 +342,9 @@ int search(MPI_Comm comm, const search_start& st) {
   if (rank == 0) job_left_s = slurm_seconds_left().value_or(nan);
   MPI_Bcast(&job_left_s, 1, MPI_DOUBLE, 0, comm);
   if (std::isfinite(job_left_s))
-    stop.stop_at(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                        std::chrono::duration<double>(std::max(0.0, job_left_s - grace_s - 60))),
+    stop.stop_at(std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(std::max(0.0, job_left_s - std::min(grace_s + 60, job_left_s / 2)))),
                  run::stop_reason::job_end);
   run::island_driver runner(*s, migrants, records, stop, best_baseline[0], best_name);
   runner.set_group(groups.members());
