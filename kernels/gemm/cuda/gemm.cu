@@ -29,11 +29,11 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   glp_gemm::plan p;
   if (const int rc = glp_gemm::make_plan(args, nargs, sizes, p)) return rc;
   if (p.empty) return 0;
+  if (glp_gemm::SPLITK > 1)  // the splits add into C: scale it by beta first, in stream order
+    glp_gemm::scale_c<<<p.scale_blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(p.C, p.beta, p.P.m * p.P.n);
 #if GLP_MMA
   return glp_gemm_mma::launch(p, static_cast<cudaStream_t>(stream));
 #else
-  if (glp_gemm::SPLITK > 1)  // the splits add into C: scale it by beta first, in stream order
-    glp_gemm::scale_c<<<p.scale_blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(p.C, p.beta, p.P.m * p.P.n);
   glp_gemm::gemm_kernel<<<p.grid, p.block, 0, static_cast<cudaStream_t>(stream)>>>(p.A, p.B, p.alpha, p.beta, p.C, p.P);
   return cudaGetLastError() == cudaSuccess ? 0 : 6;
 #endif

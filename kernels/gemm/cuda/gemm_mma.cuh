@@ -214,10 +214,10 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM) gemm_mma_kernel(const d
   }
 }
 
-// Launches the kernel for a plan of glp_gemm::make_plan: 0, or 6 when CUDA refused.
+// Launches the kernel for a plan of glp_gemm::make_plan (with SPLITK > 1, after the launcher's
+// scale_c): 0, or 6 when CUDA refused.
 inline int launch(const glp_gemm::plan& p, cudaStream_t stream) {
   if (cudaFuncSetAttribute(gemm_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes) != cudaSuccess) return 6;
-  if (glp_gemm::SPLITK > 1) glp_gemm::scale_c<<<p.scale_blocks, 256, 0, stream>>>(p.C, p.beta, p.P.m * p.P.n);
   gemm_mma_kernel<<<p.grid, NT, kSharedBytes, stream>>>(p.A, p.B, p.alpha, p.beta, p.C, p.P);
   return cudaGetLastError() == cudaSuccess ? 0 : 6;
 }
