@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,8 @@ namespace be = galapagos::backends;
 
 std::uint64_t arg_u64(char** argv, int i) { return std::strtoull(argv[i], nullptr, 10); }
 
+static_assert(protocol::max_sets == be::max_input_sets, "the protocol and the device agree on the input sets");
+
 struct worker {
   int socket_fd;
   std::byte* arena;
@@ -45,8 +49,9 @@ struct worker {
   be::device& dev;
   be::kernel_fn kernel = nullptr;
   be::kernel_fn setup = nullptr;  // optional glp_setup: same signature
-  std::vector<be::arena_arg> host_args;
-  std::vector<glp_arg> staged;
+  // Per input set: the arena's bytes of each argument, and the arguments as staged on the device.
+  std::array<std::vector<be::arena_arg>, protocol::max_sets> host_args;
+  std::array<std::vector<glp_arg>, protocol::max_sets> staged;
 
   void send(protocol::reply& r) {
     r.magic_value = protocol::magic;
@@ -81,14 +86,18 @@ struct worker {
     }
   }
 
+  static bool valid_set(const protocol::request& q) { return q.set >= 0 && q.set < protocol::max_sets; }
+
   bool read_args(const protocol::request& q) {
-    if (q.nargs < 0 || q.nargs > protocol::max_args || q.nsizes < 0 || q.nsizes > protocol::max_sizes) return false;
-    host_args.clear();
+    if (q.nargs < 0 || q.nargs > protocol::max_args || q.nsizes < 0 || q.nsizes > protocol::max_sizes || !valid_set(q))
+      return false;
+    auto& args = host_args[static_cast<std::size_t>(q.set)];
+    args.clear();
     for (int i = 0; i < q.nargs; ++i) {
       const auto& s = q.args[i];
       const std::uint64_t bytes = static_cast<std::uint64_t>(s.count) * be::dtype_bytes(s.dtype);
       if (s.count < 0 || s.offset > arena_bytes || bytes > arena_bytes - s.offset) return false;
-      host_args.push_back({arena + s.offset, s.count, s.dtype, s.intent});
+      args.push_back({arena + s.offset, s.count, s.dtype, s.intent});
     }
     return true;
   }
@@ -97,20 +106,26 @@ struct worker {
   // at the reply and counts its threads itself. Nothing here is believed once a candidate is loaded.
   void run(const protocol::request& q, protocol::reply& r) {
     const bool empty = q.flags & (protocol::run_empty | protocol::run_calibration);
-    if ((!kernel && !empty) || (!empty && staged.size() != static_cast<std::size_t>(q.nargs)) || q.nsizes < 0 ||
-        q.nsizes > protocol::max_sizes) {
+    const int sets = std::max(q.set, 1);
+    bool staged_ok = q.set >= 0 && q.set <= protocol::max_sets;
+    for (int k = 0; staged_ok && k < sets; ++k)
+      staged_ok = staged[static_cast<std::size_t>(k)].size() == static_cast<std::size_t>(q.nargs);
+    if ((!kernel && !empty) || (!empty && !staged_ok) || q.nsizes < 0 || q.nsizes > protocol::max_sizes) {
       r.status = protocol::reply_status::bad_request;
       return;
     }
+    const std::span<const std::vector<glp_arg>> all(staged.data(), static_cast<std::size_t>(sets));
     std::vector<std::int64_t> sizes(q.sizes, q.sizes + q.nsizes);
     try {
       int rc = 0;
       if (empty) {
-        r.time_s = (q.flags & protocol::run_calibration) ? dev.run_calibration_work() : dev.run(&nothing, {}, sizes, 1, rc);
+        r.time_s = (q.flags & protocol::run_calibration)
+                       ? dev.run_calibration_work()
+                       : dev.run(&nothing, std::span<const std::vector<glp_arg>>(), sizes, 1, rc);
         return;
       }
       if ((q.flags & (protocol::run_setup_first | protocol::run_setup_only)) && setup) {
-        r.setup_time_s = dev.run(setup, staged, sizes, 1, rc);
+        r.setup_time_s = dev.run(setup, all.first(1), sizes, 1, rc);
         if (rc != 0) {
           r.status = protocol::reply_status::kernel_error;
           r.kernel_rc = rc;
@@ -121,7 +136,7 @@ struct worker {
       if (q.flags & protocol::run_setup_only) return;
       const bool profiled = q.flags & protocol::run_profiled;
       if (profiled) dev.profiler_range(true);
-      r.time_s = dev.run(kernel, staged, sizes, std::clamp(q.repeat, 1, 1 << 20), rc);
+      r.time_s = dev.run(kernel, all, sizes, std::clamp(q.repeat, 1, 1 << 20), rc);
       if (profiled) dev.profiler_range(false);
       r.kernel_rc = rc;
       if (rc != 0) r.status = protocol::reply_status::kernel_error;
@@ -148,13 +163,16 @@ struct worker {
         if (!read_args(q))
           r.status = protocol::reply_status::bad_request;
         else
-          staged = dev.stage(host_args);
+          staged[static_cast<std::size_t>(q.set)] = dev.stage(host_args[static_cast<std::size_t>(q.set)], q.set);
         break;
       case protocol::request_kind::run:
         run(q, r);
         break;
       case protocol::request_kind::collect:
-        dev.collect(host_args, staged);
+        if (!valid_set(q))
+          r.status = protocol::reply_status::bad_request;
+        else
+          dev.collect(host_args[static_cast<std::size_t>(q.set)], staged[static_cast<std::size_t>(q.set)]);
         break;
       case protocol::request_kind::flush:
         dev.flush();
@@ -226,8 +244,11 @@ int main(int argc, char** argv) {
   if (!profiled) sandbox::enter_private_ipc();
 
   fcntl(socket_fd, F_SETFD, FD_CLOEXEC);  // the result channel never reaches another program
-  // Populated now, so that no timed run pays for first-touch page faults.
-  void* arena = mmap(nullptr, arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, arena_fd, 0);
+  // On CPUs populated now, so that no timed run pays for first-touch page faults (the kernel works
+  // on the arena itself). A GPU's kernel works on device copies: there the arena's further regions
+  // (a timing batch's input sets) stay unallocated until the orchestrator writes them.
+  void* arena =
+      mmap(nullptr, arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | (backend == "cpu" ? MAP_POPULATE : 0), arena_fd, 0);
   if (arena == MAP_FAILED) die("cannot map the shared arena");
   close(arena_fd);
   std::unique_ptr<be::device> dev;

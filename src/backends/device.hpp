@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@
 namespace galapagos::backends {
 
 using kernel_fn = int (*)(const glp_arg*, int, const std::int64_t*, void*);
+
+// Input sets a device holds at once (worker::protocol::max_sets).
+inline constexpr int max_input_sets = 16;
 
 struct arena_arg {  // one argument's bytes in the shared arena
   std::byte* host;
@@ -37,11 +41,13 @@ struct device_ceilings {
 class device {
  public:
   virtual ~device() = default;
-  // The arguments as the entry point will see them.
-  virtual std::vector<glp_arg> stage(const std::vector<arena_arg>& args) = 0;
-  // Calls fn(args, sizes, stream) `repeat` times back to back and returns their time in seconds;
-  // rc is the first non-zero return value (the calls stop there), else 0.
-  virtual double run(kernel_fn fn, const std::vector<glp_arg>& args, const std::vector<std::int64_t>& sizes, int repeat,
+  // The arguments of input set `set` (0 .. protocol::max_sets-1) as the entry point will see them:
+  // each set has device memory of its own.
+  virtual std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int set) = 0;
+  // Calls fn(sets[k], sizes, stream) for every set in turn, `repeat` times over, back to back, and
+  // returns their time in seconds; rc is the first non-zero return value (the calls stop there),
+  // else 0.
+  virtual double run(kernel_fn fn, std::span<const std::vector<glp_arg>> sets, const std::vector<std::int64_t>& sizes, int repeat,
                      int& rc) = 0;
   virtual void collect(const std::vector<arena_arg>& args, const std::vector<glp_arg>& staged) = 0;
   // Evicts the caches between timed runs.

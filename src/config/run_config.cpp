@@ -18,11 +18,11 @@ constexpr std::int64_t max_count = 1000000000;  // budgets, evaluations, generat
 constexpr double day_s = 86400;
 
 void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
-  e.allow_only({"fitness_size",   "fitness_problem", "threads",         "timeout_s",      "seeds",
-                "warmup",         "min_repetitions", "max_repetitions", "target_spread",  "time_cap_s",
-                "physics_margin", "memory_limit_mb", "cache_dir",       "scratch_dir",    "compiler",
-                "device",         "node_lock",       "final_rounds",    "compute_margin", "verify_fraction",
-                "energy_burst_s", "compile_jobs",    "profiler",        "profile_elites", "reference_timeout_s"});
+  e.allow_only({"fitness_size",        "fitness_problem", "threads",        "timeout_s",    "seeds",          "warmup",
+                "min_repetitions",     "max_repetitions", "target_spread",  "time_cap_s",   "physics_margin", "memory_limit_mb",
+                "cache_dir",           "scratch_dir",     "compiler",       "device",       "node_lock",      "final_rounds",
+                "compute_margin",      "verify_fraction", "energy_burst_s", "compile_jobs", "profiler",       "profile_elites",
+                "reference_timeout_s", "timing_sets"});
   ev.fitness_size = e.str("fitness_size", ev.fitness_size);
   ev.fitness_problem = e.str("fitness_problem", ev.fitness_problem);
   ev.threads = e.whole("threads", ev.threads, 0, 4096);
@@ -54,6 +54,7 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
   ev.compile_jobs = static_cast<int>(e.integer("compile_jobs", ev.compile_jobs, -1, 1024, "(-1: automatic, 0: none)"));
   ev.profiler = e.str("profiler", ev.profiler);
   ev.profile_elites = e.whole("profile_elites", ev.profile_elites, 0, 1000);
+  ev.timing.batch = static_cast<int>(e.integer("timing_sets", ev.timing.batch, 0, 16, "(0: automatic)"));
 }
 
 // [llm] and its [[llm.models]]: the LLM proposer (docs/llm.md).

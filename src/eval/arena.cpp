@@ -11,20 +11,26 @@
 
 namespace galapagos::eval {
 
-arena::arena(std::size_t bytes) : bytes_(align(bytes == 0 ? 1 : bytes)) {
+arena::arena(std::size_t region_bytes, int regions)
+    : bytes_(align(region_bytes == 0 ? 1 : region_bytes) * static_cast<std::size_t>(regions)),
+      region_bytes_(align(region_bytes == 0 ? 1 : region_bytes)),
+      regions_(regions) {
+  if (regions < 1 || regions > max_regions) throw error("shared arena", "regions must be 1.." + std::to_string(max_regions));
   fd_ = memfd_create("galapagos-arena", MFD_CLOEXEC);
   if (fd_ < 0) throw error("shared arena", std::string("memfd_create failed: ") + std::strerror(errno));
   if (ftruncate(fd_, static_cast<off_t>(bytes_)) != 0) {
     close(fd_);
     throw error("shared arena", "cannot size " + std::to_string(bytes_) + " bytes: " + std::strerror(errno));
   }
-  // Pre-faulted: the first evaluation would otherwise pay for every page as it stages its inputs.
-  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, 0);
+  // Region 0 pre-faulted: the first evaluation would otherwise pay for every page as it stages its
+  // inputs. The further regions of a timing batch are faulted in by their first inputs.
+  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | (regions_ == 1 ? MAP_POPULATE : 0), fd_, 0);
   if (p == MAP_FAILED) {
     close(fd_);
     throw error("shared arena", std::string("mmap failed: ") + std::strerror(errno));
   }
   data_ = static_cast<std::byte*>(p);
+  if (regions_ > 1) std::memset(data_, 0, region_bytes_);
 }
 
 arena::~arena() {

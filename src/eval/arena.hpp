@@ -3,28 +3,37 @@
 // the candidate; the orchestrator reads the outputs back and compares them in private memory.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
 namespace galapagos::eval {
 
+// It is cut into `regions` equal regions: a problem lives in one (region 0 holds every
+// acceptance size and the fitness size; regions 1.. hold the further input sets of a timing
+// batch). Region 0 is faulted in at once; the others when first written.
 class arena {
  public:
-  explicit arena(std::size_t bytes);  // throws galapagos::error when memory is short
+  static constexpr int max_regions = 16;
+  explicit arena(std::size_t region_bytes, int regions = 1);  // throws galapagos::error when memory is short
   arena(const arena&) = delete;
   arena& operator=(const arena&) = delete;
   ~arena();
 
   std::byte* data() const { return data_; }
   std::size_t bytes() const { return bytes_; }
+  std::size_t region_bytes() const { return region_bytes_; }
+  int regions() const { return regions_; }
   int fd() const { return fd_; }
   static std::size_t align(std::size_t n) { return (n + 4095) & ~std::size_t{4095}; }
-  // Which problem staged its inputs here last (problems of several sizes share one arena).
-  void staged_by(const void* problem) { staged_by_ = problem; }
-  const void* staged_by() const { return staged_by_; }
+  // Which problem staged its inputs into a region last (problems of several sizes share region 0).
+  void staged_by(int region, const void* problem) { staged_by_[static_cast<std::size_t>(region)] = problem; }
+  const void* staged_by(int region) const { return staged_by_[static_cast<std::size_t>(region)]; }
 
  private:
-  const void* staged_by_ = nullptr;
+  std::array<const void*, max_regions> staged_by_{};
+  std::size_t region_bytes_ = 0;
+  int regions_ = 1;
   int fd_ = -1;
   std::byte* data_ = nullptr;
   std::size_t bytes_ = 0;

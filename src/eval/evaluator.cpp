@@ -97,13 +97,22 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   for (const auto& a : f.accept_sizes) accept.push_back(resolve(a));
   std::size_t bytes = problem::arena_bytes(f, fitness_);
   for (const auto& s : accept) bytes = std::max(bytes, problem::arena_bytes(f, s));
-  arena_ = std::make_unique<arena>(bytes);
+  // A timing batch's further input sets get regions of their own (faulted in only when used).
+  const int sets = settings_.timing.batch > 0           ? settings_.timing.batch
+                   : toolchain_.worker_backend == "cpu" ? 1
+                                                        : arena::max_regions;
+  if (sets < 1 || sets > arena::max_regions)
+    throw error("timing.batch", "must be 0 (automatic) or 1.." + std::to_string(arena::max_regions));
+  arena_ = std::make_unique<arena>(bytes, sets);
   const generator_fns* gen = f.generator_source.empty() ? nullptr : &generator_;
   family_code_ = std::make_unique<family_process>(f, &problem::serve);
   for (std::size_t i = 0; i < accept.size(); ++i)
     accept_problems_.push_back(
         std::make_unique<problem>(f, accept[i], *arena_, *family_code_, f.accept_sizes[i].generator_spec, gen));
   timing_problem_ = std::make_unique<problem>(f, fitness_, *arena_, *family_code_, fitness_spec_, gen);
+  for (int k = 1; k < sets; ++k)
+    batch_problems_.push_back(std::make_unique<problem>(f, fitness_, *arena_, *family_code_, fitness_spec_, gen, k));
+  batch_ = settings_.timing.batch > 0 ? settings_.timing.batch : sets == 1 ? 1 : 0;  // 0: chosen at the first timed run
   family_code_->start();  // after every problem it serves exists, before any thread does
   if (toolchain_.worker_backend != "cpu") probe_device();
   measured_ = ceilings_;
@@ -230,6 +239,7 @@ evaluator::~evaluator() {
   ahead_.reset();
   timing_problem_.reset();
   accept_problems_.clear();
+  batch_problems_.clear();
   for (void* h : trusted_handles_) dlclose(h);
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,12 +34,19 @@ struct timing_policy {
   // GPUs with NVML: after timing, the candidate is called back to back for this long and the
   // board's energy counter read around it (0: no energy reading).
   double energy_burst_s = 0.5;
+  // Input sets per timed run: the candidate is called once on each, in turn, within one request,
+  // and the run's figure is the time per call. A device-wide synchronisation and the
+  // orchestrator's round trip then weigh 1/batch as much. Every set has inputs of its own, drawn
+  // fresh for every run, and every set's outputs are verified. 0: on GPUs as many as keep the
+  // calibrated round trip within 2% of the fitness size's floor (at most 16); on CPUs 1.
+  int batch = 0;
 };
 
 struct check_policy {
   int seeds = 2;  // fresh input sets per acceptance size
   // A run faster than the floor is suspect_too_fast: below bytes / (bandwidth x physics_margin)
-  // or flops / (peak x compute_margin), the peak never above the hardware bound. Measured
+  // or flops / peak, the peak being the processor's own bound where it is known (CPUs), else the
+  // measured peak x compute_margin (GPUs). Measured
   // ceilings are raised by anything trusted that beats them (a re-probe, a library baseline).
   double physics_margin = 1.5;  // memory traffic: a probe sees less than a tuned kernel can
   double compute_margin = 1.1;  // arithmetic: a tuned BLAS is close to the machine's peak
@@ -178,6 +186,8 @@ class evaluator final : public measurer {
   // The ceilings and where each came from, in one line (for messages and the results file).
   std::string describe_ceilings() const;
   const families::sizes& fitness_size() const { return fitness_; }
+  // Input sets per timed run (timing_policy::batch); 0 until the first timed run chose them.
+  int timing_sets() const { return batch_; }
   std::string fitness_description() const { return timing_problem_->describe(); }
 
  private:
@@ -195,9 +205,16 @@ class evaluator final : public measurer {
   std::unique_ptr<session> start_worker(std::vector<std::string> launcher = {}, bool profiled = false);
   // time_s: the run's figure; worker_s: what the worker's own clock claims (for the floor only).
   bool run_once(session& s, problem& p, measurement& m, double& time_s, bool flush, double* worker_s = nullptr);
+  // The same for a batch: the candidate called once on each problem in turn (input sets 0, 1, ...)
+  // in one request; the figures are per call.
+  bool run_sets(session& s, std::span<problem* const> sets, measurement& m, double& time_s, bool flush,
+                double* worker_s = nullptr);
+  // The problems a timed run on p calls the candidate on: p alone, or with a timing batch's sets.
+  std::vector<problem*> timing_sets_for(session& s, problem& p, std::uint64_t run_seed);
   bool calibrate(session& s, measurement& m);
   bool leaked_threads(session& s, measurement& m);
-  bool too_fast(session& s, problem& p, double figure, double claimed, const candidate_source& c, measurement& m);
+  bool too_fast(session& s, std::span<problem* const> sets, double figure, double claimed, const candidate_source& c,
+                measurement& m);
   void reprobe(bool bandwidth = true, bool arithmetic = true);
   check_fn checker_ = nullptr;  // the family's glp_check, when its reference exports one
   bool request(session& s, protocol::request_kind kind, const protocol::request* args, measurement& m);
@@ -226,6 +243,11 @@ class evaluator final : public measurer {
   std::unique_ptr<family_process> family_code_;  // runs the reference, checker and generator for the problems below
   std::unique_ptr<problem> timing_problem_;
   std::vector<std::unique_ptr<problem>> accept_problems_;
+  // The further input sets of a timing batch (arena regions 1..), copies of the timing problem's
+  // instance with values of their own; batch_: how many sets a timed run uses (chosen once).
+  std::vector<std::unique_ptr<problem>> batch_problems_;
+  int batch_ = 0;
+  std::uint64_t batch_instance_ = 0;  // the timing problem's instance the sets were copied from
   std::unique_ptr<gpu_monitor> monitor_;
   double device_busy_s_ = 0;
   struct compile_queue;

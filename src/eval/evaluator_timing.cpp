@@ -136,11 +136,26 @@ std::optional<candidate_status> run_failure(const call_result& r, std::string& r
 // is the time. On GPUs the device's events are more precise; they are believed down to
 // gpu_timer_slack_rel below the orchestrator's figure, and replaced by it below that.
 bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s, bool flush, double* worker_s) {
+  problem* const one[] = {&p};
+  return run_sets(s, one, m, time_s, flush, worker_s);
+}
+
+// A batch: every set staged into a device input set of its own, glp_setup on the first (the sets
+// share its generated structure), one request that calls the candidate on each in turn, every set
+// collected. The figures are the batch's time over its calls.
+bool evaluator::run_sets(session& s, std::span<problem* const> sets, measurement& m, double& time_s, bool flush,
+                         double* worker_s) {
   const auto& chk = settings_.checks;
   const bool gpu = toolchain_.worker_backend != "cpu";
+  problem& p = *sets[0];
+  const auto calls = static_cast<double>(sets.size());
   for (int attempt = 0;; ++attempt) {
     protocol::request q = p.run_request();
-    if (!request(s, protocol::request_kind::stage, &q, m)) return false;
+    for (std::size_t k = 0; k < sets.size(); ++k) {
+      protocol::request staged = k == 0 ? q : sets[k]->run_request();
+      staged.set = static_cast<std::int32_t>(k);
+      if (!request(s, protocol::request_kind::stage, &staged, m)) return false;
+    }
     if (s.set_up[&p] != p.instance()) {
       protocol::request setup = q;
       setup.flags |= protocol::run_setup_only;
@@ -159,6 +174,7 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
       if (&p == timing_problem_.get()) m.setup_time_s = std::max(0.0, r.elapsed_s - s.empty_run_s);
     }
     if (flush && !request(s, protocol::request_kind::flush, nullptr, m)) return false;
+    q.set = static_cast<std::int32_t>(sets.size());
     const auto r = s.worker->call(q, settings_.timeout_s);
     if (!r.replied) {
       m.status = r.status;
@@ -170,17 +186,21 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
       return false;
     }
     if (leaked_threads(s, m)) return false;
-    if (gpu && !request(s, protocol::request_kind::collect, nullptr, m)) return false;
+    for (std::size_t k = 0; gpu && k < sets.size(); ++k) {
+      protocol::request which{};
+      which.set = static_cast<std::int32_t>(k);
+      if (!request(s, protocol::request_kind::collect, &which, m)) return false;
+    }
     const double own = std::max(0.0, r.elapsed_s - s.empty_run_s);
-    if (worker_s) *worker_s = r.reply.time_s;
+    if (worker_s) *worker_s = r.reply.time_s / calls;
     if (std::getenv("GALAPAGOS_TIMING_TRACE"))
-      report::problem("run: elapsed %.1f us, empty %.1f us, worker %.1f us", 1e6 * r.elapsed_s, 1e6 * s.empty_run_s,
-                      1e6 * r.reply.time_s);
+      report::problem("run: elapsed %.1f us, empty %.1f us, worker %.1f us, %zu calls", 1e6 * r.elapsed_s, 1e6 * s.empty_run_s,
+                      1e6 * r.reply.time_s, sets.size());
     // A worker clock that saw more time than passed around the request has been tampered with
     // (the bound in the other direction is the figure itself).
     const double events = r.reply.time_s;
     if (std::isfinite(events) && events >= 0 && events <= r.elapsed_s + 5e-5) {
-      time_s = gpu ? std::max(events, std::max(0.0, own - s.busy_excess_s) * (1 - chk.gpu_timer_slack_rel)) : own;
+      time_s = (gpu ? std::max(events, std::max(0.0, own - s.busy_excess_s) * (1 - chk.gpu_timer_slack_rel)) : own) / calls;
       return true;
     }
     if (attempt + 1 >= chk.timer_attempts) {
@@ -191,7 +211,7 @@ bool evaluator::run_once(session& s, problem& p, measurement& m, double& time_s,
       m.reason = buf;
       return false;
     }
-    p.stage();
+    for (problem* each : sets) each->stage();
   }
 }
 
@@ -224,51 +244,88 @@ bool evaluator::accept(session& s, measurement& m) {
   return true;
 }
 
+// The input sets of a timed run on p. A run on fresh inputs of the timing problem is a batch of
+// timing_sets() sets when there are several; the further sets copy the timing problem's instance
+// (its generated structure, which glp_setup prepared) and get values of their own from the secret
+// stream. The number of sets is chosen once, at the first timed run, so that every figure of a
+// search is taken the same way: as many as keep the round trip the empty run calibrated within 2%
+// of the floor (an upper bound on what any candidate, however fast, loses to it), and no more
+// than 4 GiB of sets per run (each is copied to the device and back, and checked, every run).
+std::vector<problem*> evaluator::timing_sets_for(session& s, problem& p, std::uint64_t run_seed) {
+  constexpr double batch_bytes = 4.0 * (1ull << 30);
+  if (&p != timing_problem_.get() || run_seed == 0 || batch_problems_.empty()) return {&p};
+  if (batch_ == 0) {
+    const double floor = floor_s(fitness_), round_trip = s.empty_run_s + s.busy_excess_s;
+    double wanted = floor > 0 ? std::ceil(round_trip / (0.02 * floor)) : arena::max_regions;
+    // Every set goes to the device and back on every run: at most batch_bytes of them per run.
+    wanted = std::min(wanted, std::floor(batch_bytes / static_cast<double>(arena_->region_bytes())));
+    batch_ = static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(batch_problems_.size() + 1)));
+    report::detail("timing: %d input sets per timed run (round trip %.1f us, floor %.1f us)", batch_, 1e6 * round_trip,
+                   1e6 * floor);
+  }
+  std::vector<problem*> sets{&p};
+  if (batch_instance_ != p.instance()) {
+    for (int k = 1; k < batch_; ++k) batch_problems_[static_cast<std::size_t>(k - 1)]->copy_instance(p);
+    batch_instance_ = p.instance();
+  }
+  for (int k = 1; k < batch_; ++k) sets.push_back(batch_problems_[static_cast<std::size_t>(k - 1)].get());
+  return sets;
+}
+
 // Every timed run gets wholly fresh inputs (run_seed != 0; 0 repeats the last inputs, for the
-// determinism check), so nothing of an earlier run can be reused.
+// determinism check), so nothing of an earlier run can be reused; a batch's every set too.
 bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<double>& times, std::uint64_t run_seed,
                           const candidate_source& c, bool always_verify) {
+  const std::vector<problem*> sets = timing_sets_for(s, p, run_seed);
   {
     phase_timer pt(s.phase_s, "timed: redraw");
-    if (run_seed != 0) p.redraw(run_seed);
+    for (std::size_t k = 0; run_seed != 0 && k < sets.size(); ++k) sets[k]->redraw(k == 0 ? run_seed : next_seed());
   }
   {
     phase_timer pt(s.phase_s, "timed: stage");
-    p.stage();
+    for (problem* each : sets) each->stage();
   }
   double t = 0, claimed = 0;
   {
     phase_timer pt(s.phase_s, "timed: runs (flush, call, freeze)");
-    if (!run_once(s, p, m, t, true, &claimed)) return false;
+    if (!run_sets(s, sets, m, t, true, &claimed)) return false;
   }
   sample_clock(m);
-  // How this run is judged: by the family's checker when it has one (cheap enough for every run),
+  // How each set is judged: by the family's checker when it has one (cheap enough for every run),
   // else against the reference, on every run or on a share drawn after it ran from the secret stream.
-  const std::uint64_t draw = next_seed();
-  problem::judge how = problem::judge::basic;
-  if (checker_ && &p == timing_problem_.get()) {
-    how = problem::judge::checker;
-  } else {
-    const double fraction = settings_.checks.verify_fraction;
-    if (always_verify || fraction >= 1 || static_cast<double>(draw >> 11) * 0x1.0p-53 < fraction) how = problem::judge::reference;
-    if (how == problem::judge::reference && !p.reference_current()) {
-      phase_timer pt(s.phase_s, "timed: reference");
-      p.compute_reference(reference_);
+  std::optional<verdict> failed;
+  for (problem* each : sets) {
+    const std::uint64_t draw = next_seed();
+    problem::judge how = problem::judge::basic;
+    if (checker_ && &p == timing_problem_.get()) {
+      how = problem::judge::checker;
+    } else {
+      const double fraction = settings_.checks.verify_fraction;
+      if (always_verify || fraction >= 1 || static_cast<double>(draw >> 11) * 0x1.0p-53 < fraction)
+        how = problem::judge::reference;
+      if (how == problem::judge::reference && !each->reference_current()) {
+        phase_timer pt(s.phase_s, "timed: reference");
+        each->compute_reference(reference_);
+      }
+    }
+    const verdict v = [&] {
+      phase_timer pt(s.phase_s, how == problem::judge::checker ? "timed: verify (checker)" : "timed: verify");
+      return each->verify(how, checker_, next_seed());
+    }();
+    if (how != problem::judge::basic) {
+      m.rel_error = std::max(m.rel_error, v.rel_error);
+      ++m.verified_runs;
+    }
+    if (v.status != candidate_status::ok) {
+      failed = v;
+      break;
     }
   }
-  const verdict v = [&] {
-    phase_timer pt(s.phase_s, how == problem::judge::checker ? "timed: verify (checker)" : "timed: verify");
-    return p.verify(how, checker_, next_seed());
-  }();
-  if (how != problem::judge::basic) {
-    m.rel_error = std::max(m.rel_error, v.rel_error);
-    ++m.verified_runs;
-  }
   // A run faster than physics is called so before its output is: a skip is told as what it is.
-  if (phase_timer pt(s.phase_s, "timed: floor (and re-probes)"); too_fast(s, p, t, claimed, c, m)) return false;
-  if (v.status != candidate_status::ok) {
-    m.status = v.status;
-    m.reason = v.reason + " (timed run)";
+  if (phase_timer pt(s.phase_s, "timed: floor (and re-probes)"); too_fast(s, sets, t, claimed, c, m)) return false;
+  if (failed) {
+    m.status = failed->status;
+    m.reason = failed->reason + " (timed run)";
     return false;
   }
   times.push_back(t);
@@ -284,7 +341,9 @@ bool evaluator::timed_run(session& s, problem& p, measurement& m, std::vector<do
 // names the ceilings and where each came from. Both the run's figure and what the worker's own
 // clock claims are held against the floor: on a busy node the orchestrator's clock also holds the
 // time it waited to be scheduled, and an honest worker's clock is never below the floor.
-bool evaluator::too_fast(session& s, problem& p, double figure, double claimed, const candidate_source& c, measurement& m) {
+bool evaluator::too_fast(session& s, std::span<problem* const> sets, double figure, double claimed, const candidate_source& c,
+                         measurement& m) {
+  problem& p = *sets[0];
   auto fastest = [](double fig, double claim) { return claim > 0 && std::isfinite(claim) ? std::min(fig, claim) : fig; };
   double t = fastest(figure, claimed);
   if (!(t > 0)) return false;
@@ -303,9 +362,10 @@ bool evaluator::too_fast(session& s, problem& p, double figure, double claimed, 
     const auto& cl = ceilings_;
     const double measured = family_peak_gflops();
     const double hardware = f32 ? cl.hardware_gflops_f32 : cl.hardware_gflops;
-    // The margin never lifts the peak above the hardware's bound (unless a measurement did).
-    double peak = measured * settings_.checks.compute_margin;
-    if (hardware > 0) peak = measured > 0 ? std::min(peak, std::max(hardware, measured)) : hardware;
+    // Where the processor's own bound is known it is the peak: a probe's BLAS is what a tuned
+    // candidate sets out to beat, and on a busy node the probe sees a share of the cores that a
+    // candidate timed a moment later may not. Elsewhere (GPUs) the measured peak with its margin.
+    const double peak = hardware > 0 ? std::max(hardware, measured) : measured * settings_.checks.compute_margin;
     std::pair<double, double> least{0, 0};
     if (cl.bandwidth_gbs > 0) least.first = family_.bytes(p.size()) / (cl.bandwidth_gbs * settings_.checks.physics_margin * 1e9);
     if (peak > 0) least.second = family_.flops(p.size()) / (peak * 1e9);
@@ -318,10 +378,10 @@ bool evaluator::too_fast(session& s, problem& p, double figure, double claimed, 
   for (int attempt = 0; attempt < 3 && t < limit_s(); ++attempt) {
     const auto l = limits();
     reprobe(t < l.first, t < l.second);
-    p.stage();
+    for (problem* each : sets) each->stage();
     measurement again;
     double fig = 0, claim = 0;
-    if (!run_once(s, p, again, fig, true, &claim)) {
+    if (!run_sets(s, sets, again, fig, true, &claim)) {
       m.status = again.status;
       m.reason = again.reason + " (run again beside a fresh probe)";
       return true;
@@ -335,6 +395,7 @@ bool evaluator::too_fast(session& s, problem& p, double figure, double claimed, 
   std::snprintf(buf, sizeof buf, "%.3e s is below the physical floor %.3e s (%.0f%% of roofline) at %s; ", t, least,
                 100 * floor_s(p.size()) / t, p.describe().c_str());
   m.reason = buf + describe_ceilings();
+  if (sets.size() > 1) m.reason += "; time per call of a batch of " + std::to_string(sets.size()) + " input sets";
   return true;
 }
 

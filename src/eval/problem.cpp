@@ -251,24 +251,25 @@ std::size_t problem::arena_bytes(const families::family& f, const families::size
 }
 
 problem::problem(const families::family& f, families::sizes s, arena& shared, family_process& family_code, std::string spec,
-                 const generator_fns* gen)
+                 const generator_fns* gen, int region)
     : family_(f),
       sizes_(std::move(s)),
       arena_(shared),
       family_code_(family_code),
       spec_(std::move(spec)),
       generator_(gen),
+      region_(region),
       bytes_(f.bytes(sizes_)),
       flops_(f.flops(sizes_)) {
-  if (arena_bytes(f, sizes_) > shared.bytes())
+  if (arena_bytes(f, sizes_) > shared.region_bytes() || region < 0 || region >= shared.regions())
     throw error(f.toml_file.string(), "size " + f.describe_size(sizes_) + " does not fit the shared arena");
-  std::size_t offset = 0;
+  std::size_t offset = static_cast<std::size_t>(region) * shared.region_bytes();
   for (const auto& a : f.args) {
     slot sl{&a, f.element_count(a, sizes_), offset, shared_bytes(), shared_bytes()};
     if (sl.count < 0)
       throw error(f.toml_file.string(), "argument '" + a.name + "' has a negative size at " + f.describe_size(sizes_));
     const std::size_t nbytes = static_cast<std::size_t>(sl.count) * families::dtype_bytes(a.type);
-    if (a.direction != intent::out) sl.input = shared_bytes(nbytes, true);
+    if (a.direction != intent::out) sl.input = shared_bytes(nbytes, region == 0);
     if (a.direction != intent::in) sl.expected = shared_bytes(nbytes);
     offset += arena::align(nbytes);
     slots_.push_back(std::move(sl));
@@ -324,6 +325,18 @@ void problem::generate_here(std::uint64_t seed, int distribution, family_process
   if (r.rc != 0) std::snprintf(r.message, sizeof r.message, "%s", generator_->error().c_str());
 }
 
+void problem::copy_instance(const problem& leader) {
+  if (&leader.family_ != &family_ || leader.sizes_ != sizes_ || leader.slots_.size() != slots_.size())
+    throw error(family_.toml_file.string(), "an input set of a timing batch must have the size of the timing problem");
+  reference_current_ = false;
+  ++instance_;
+  for (std::size_t k = 0; k < slots_.size(); ++k) {
+    auto& sl = slots_[k];
+    sl.in_arena = false;
+    if (!sl.input.empty()) copy_bytes(sl.input.data(), leader.slots_[k].input.data(), sl.input.size());
+  }
+}
+
 void problem::redraw(std::uint64_t seed) {
   reference_current_ = false;
   draw_inputs(util::mix64(seed ^ 0x7265647261770000ull), static_cast<int>(seed % 1024));
@@ -338,7 +351,7 @@ void problem::draw_inputs(std::uint64_t seed, int distribution) {
     const std::uint64_t base = util::mix64(seed ^ util::mix64(k + 1));
     // The arena holds this problem's layout: the values go there in the same pass (the worker is
     // frozen while the orchestrator draws; stage() then has nothing left to copy).
-    std::byte* also = arena_.staged_by() == this ? arena_.data() + sl.offset : nullptr;
+    std::byte* also = arena_.staged_by(region_) == this ? arena_.data() + sl.offset : nullptr;
     draw_into(sl.spec->type, sl.input.data(), also, sl.count, base, distribution_named(dist));
     sl.in_arena = also != nullptr;
   }
@@ -366,9 +379,9 @@ void problem::compute_reference(reference_fn ref) {
 }
 
 void problem::stage() {
-  if (arena_.staged_by() != this)
+  if (arena_.staged_by(region_) != this)
     for (auto& sl : slots_) sl.in_arena = false;
-  arena_.staged_by(this);
+  arena_.staged_by(region_, this);
   for (auto& sl : slots_) {
     std::byte* dst = arena_.data() + sl.offset;
     if (sl.input.empty()) {
@@ -407,7 +420,7 @@ verdict problem::verify(judge how, check_fn checker, std::uint64_t check_seed) {
         v.reason = "input '" + sl.spec->name + "' was modified at " + describe();
         return v;
       }
-      sl.in_arena = arena_.staged_by() == this;
+      sl.in_arena = arena_.staged_by(region_) == this;
       continue;
     }
     const dtype t = sl.spec->type;

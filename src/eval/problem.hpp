@@ -56,8 +56,9 @@ class problem {
   // spec/gen: the generator's problem spec and functions, when the family has a generator.
   // family_code: the process that runs the family's reference, checker and generator (started by
   // the owner once every problem of it exists: its requests point at them).
+  // region: the arena's region it lives in (0, or a further input set of a timing batch).
   problem(const families::family& f, families::sizes s, arena& shared, family_process& family_code, std::string spec = {},
-          const generator_fns* gen = nullptr);
+          const generator_fns* gen = nullptr, int region = 0);
   // The handler of that process: runs a problem's generate, reference or check request there.
   static void serve(const family_process::request& q, family_process::reply& r);
   // Arena bytes a problem of this family and size needs.
@@ -66,6 +67,10 @@ class problem {
   // Fresh inputs from a seed: generated arguments from the generator, the others drawn from
   // their distributions[distribution % n]. Starts a new problem instance.
   void fill(std::uint64_t seed, int distribution);
+  // Starts a new instance with a copy of another problem's inputs (the same family and size): a
+  // further input set of a timing batch shares the generated structure that the candidate's
+  // glp_setup prepared, and gets values of its own from redraw().
+  void copy_instance(const problem& leader);
   // Redraws every element of every input that is not generated (matrix structures stay: a
   // candidate's setup for the instance stays valid), so that no timed run can reuse anything of
   // an earlier one.
@@ -113,6 +118,7 @@ class problem {
   std::string spec_;
   const generator_fns* generator_;
   std::uint64_t instance_ = 0;
+  int region_ = 0;
   std::vector<slot> slots_;
   bool reference_current_ = false;
   std::vector<std::vector<std::byte>> snapshot_;  // kept between evaluations: no fresh pages each time

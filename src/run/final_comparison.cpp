@@ -126,6 +126,7 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   numbers["candidate_id"] = best.id;
   numbers["repetitions"] = w.repetitions;
   numbers["throttled_runs"] = w.throttled_runs;
+  numbers["timing_sets"] = s.evaluator->timing_sets();
   report::line("\n%swinner: candidate %lld %s", group.c_str(), static_cast<long long>(best.id), best.params.c_str());
   int failed = 0;
   if (m.status != eval::candidate_status::ok) {

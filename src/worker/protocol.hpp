@@ -14,9 +14,13 @@ inline constexpr int max_sizes = 8;
 inline constexpr int path_bytes = 1024;
 inline constexpr int preload_bytes = 4096;
 inline constexpr int message_bytes = 512;
+// Input sets the device holds at once: a batch runs the entry point on each in turn (distinct
+// inputs and outputs per call, so that nothing one call computed serves the next).
+inline constexpr int max_sets = 16;
 
 // A timed run is: stage (arena -> device), flush, run, collect (device -> arena). On the CPU
-// stage and collect do nothing: the kernel works on the arena in place.
+// stage and collect do nothing: the kernel works on the arena in place. A batch stages several
+// input sets (request::set), runs the entry point once on each in one request, and collects each.
 // preload loads the libraries a candidate links (their own threads start then), load the
 // candidate itself: the orchestrator counts the worker's threads in between.
 enum class request_kind : std::uint32_t {
@@ -56,6 +60,9 @@ struct request {
   char preload[preload_bytes];  // load: libraries it links, newline-separated, loaded first
   std::int32_t flags;
   std::int32_t repeat;  // run: calls of the entry point back to back (0 or 1: one)
+  // stage, collect: which input set (0 .. max_sets-1). run: how many sets, called in turn
+  // 0, 1, ..., set-1 between the device's events (0 or 1: set 0 alone).
+  std::int32_t set;
   std::int32_t nargs;
   std::int32_t nsizes;
   arg_slot args[max_args];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # expect_status.sh GALAPAGOS SOURCE STATUS CONFIG [BACKEND]: evaluates SOURCE as a candidate of
 # the family its `// family: NAME` line names (stencil3d7 without one), at the size its
-# `// size: NAME` line names (the config's fitness size without one), and fails unless
+# `// size: NAME` line names (the config's fitness size without one), with the config's
+# `[eval] timing_sets` set to N by a `// timing-sets: N` line, and fails unless
 # `galapagos eval` reports exactly STATUS (and the matching exit code) and its output quotes no
 # line of /etc/passwd. A `// time-vs: FILE RATIO`
 # line also evaluates FILE (an honest twin beside SOURCE) and fails unless SOURCE's median time is
@@ -19,6 +20,14 @@ family=${family:-stencil3d7}
 size=$(sed -n 's|^// size: \([a-z0-9_]*\).*|\1|p' "$source" | head -1)
 size_args=()
 [[ -n $size ]] && size_args=(--size "$size")
+# `// timing-sets: N` times the candidate in batches of N input sets per request ([eval] timing_sets).
+sets=$(sed -n 's|^// timing-sets: \([0-9]*\).*|\1|p' "$source" | head -1)
+if [[ -n $sets ]]; then
+  batch_config=$(mktemp --suffix=.toml)
+  trap 'rm -f "$batch_config"' EXIT
+  sed "/^\[eval\]/a timing_sets = $sets" "$config" >"$batch_config"
+  config=$batch_config
+fi
 field() { /usr/bin/python3 -c 'import json,sys; v=json.load(sys.stdin).get(sys.argv[1]); print("" if v is None else v)' "$1" 2>/dev/null; }
 evaluate() { "$galapagos" eval --family "$family" --backend "$backend" --config "$config" "${size_args[@]}" --no-baselines --json "$1"; }
 

@@ -33,18 +33,19 @@ class host_device final : public device {
     flush();  // starts the OpenMP pool now, before any candidate exists
   }
 
-  std::vector<glp_arg> stage(const std::vector<arena_arg>& args) override {
+  std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int) override {
     std::vector<glp_arg> out;
     for (const auto& a : args) out.push_back(glp_arg{a.host, a.count, a.dtype, a.intent});
     return out;
   }
 
-  double run(kernel_fn fn, const std::vector<glp_arg>& args, const std::vector<std::int64_t>& sizes, int repeat,
+  double run(kernel_fn fn, std::span<const std::vector<glp_arg>> sets, const std::vector<std::int64_t>& sizes, int repeat,
              int& rc) override {
     const auto t0 = std::chrono::steady_clock::now();
     rc = 0;
     for (int i = 0; i < std::max(repeat, 1) && rc == 0; ++i)
-      rc = fn(args.data(), static_cast<int>(args.size()), sizes.data(), nullptr);
+      for (std::size_t k = 0; k < sets.size() && rc == 0; ++k)
+        rc = fn(sets[k].data(), static_cast<int>(sets[k].size()), sizes.data(), nullptr);
     const auto t1 = std::chrono::steady_clock::now();
     return std::chrono::duration<double>(t1 - t0).count();
   }

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "backends/device.hpp"
@@ -38,39 +39,41 @@ class cuda_device final : public device {
   }
 
   ~cuda_device() override {
-    for (void* b : buffers_) cudaFree(b);
+    for (auto& set : sets_)
+      for (auto& b : set) cudaFree(b.data);
     cudaFree(flush_buffer_);
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
     cudaStreamDestroy(stream_);
   }
 
-  std::vector<glp_arg> stage(const std::vector<arena_arg>& args) override {
-    buffers_.resize(std::max(buffers_.size(), args.size()), nullptr);
-    capacity_.resize(buffers_.size(), 0);
+  std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int set) override {
+    auto& bufs = sets_[static_cast<std::size_t>(set)];
+    bufs.resize(std::max(bufs.size(), args.size()));
     std::vector<glp_arg> out;
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::size_t bytes = static_cast<std::size_t>(args[i].count) * dtype_bytes(args[i].dtype);
-      if (bytes > capacity_[i]) {
-        cudaFree(buffers_[i]);
-        buffers_[i] = nullptr;
-        check(cudaMalloc(&buffers_[i], std::max<std::size_t>(bytes, 256)), "cudaMalloc");
-        capacity_[i] = bytes;
+      if (bytes > bufs[i].capacity) {
+        cudaFree(bufs[i].data);
+        bufs[i] = {};
+        check(cudaMalloc(&bufs[i].data, std::max<std::size_t>(bytes, 256)), "cudaMalloc");
+        bufs[i].capacity = bytes;
       }
       // Outputs go up too: they carry the poison pattern every element must overwrite.
-      check(cudaMemcpyAsync(buffers_[i], args[i].host, bytes, cudaMemcpyHostToDevice, stream_), "upload");
-      out.push_back(glp_arg{buffers_[i], args[i].count, args[i].dtype, args[i].intent});
+      check(cudaMemcpyAsync(bufs[i].data, args[i].host, bytes, cudaMemcpyHostToDevice, stream_), "upload");
+      out.push_back(glp_arg{bufs[i].data, args[i].count, args[i].dtype, args[i].intent});
     }
     check(cudaStreamSynchronize(stream_), "upload");
     return out;
   }
 
-  double run(kernel_fn fn, const std::vector<glp_arg>& args, const std::vector<std::int64_t>& sizes, int repeat,
+  double run(kernel_fn fn, std::span<const std::vector<glp_arg>> sets, const std::vector<std::int64_t>& sizes, int repeat,
              int& rc) override {
     check(cudaEventRecord(start_, stream_), "cudaEventRecord");
     rc = 0;
     for (int i = 0; i < std::max(repeat, 1) && rc == 0; ++i)
-      rc = fn(args.data(), static_cast<int>(args.size()), sizes.data(), stream_);
+      for (std::size_t k = 0; k < sets.size() && rc == 0; ++k)
+        rc = fn(sets[k].data(), static_cast<int>(sets[k].size()), sizes.data(), stream_);
     check(cudaDeviceSynchronize(), "kernel");
     check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
     check(cudaEventSynchronize(stop_), "cudaEventSynchronize");
@@ -188,8 +191,11 @@ class cuda_device final : public device {
   void* flush_buffer_ = nullptr;
   std::size_t flush_bytes_ = 0;
   unsigned flush_value_ = 0;
-  std::vector<void*> buffers_;
-  std::vector<std::size_t> capacity_;
+  struct buffer {
+    void* data = nullptr;
+    std::size_t capacity = 0;
+  };
+  std::array<std::vector<buffer>, max_input_sets> sets_;  // [input set][argument]
 };
 
 }  // namespace
