@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""analysis_loader.py RESULTS.h5 WORKDIR: tools/galapagos_results.py against h5py on a real run's
+"""analysis_loader.py RESULTS.h5 WORKDIR: the galapagos package (python/) against h5py on a real run's
 file (every row, decoded strings, parameter columns, the winner), a file without /llm_calls and
 one with it, and the worked example of docs/analysis.md run as it is written."""
 import json
@@ -14,8 +14,8 @@ import numpy as np
 
 results, work = sys.argv[1:3]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(root, "tools"))
-from galapagos_results import load  # noqa: E402
+sys.path.insert(0, os.path.join(root, "python"))
+from galapagos import load  # noqa: E402
 
 
 def fail(msg):
