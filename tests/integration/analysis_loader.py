@@ -94,7 +94,7 @@ doc = open(os.path.join(root, "docs", "analysis.md"), encoding="utf-8").read()
 example = re.search(r"## Worked example.*?```python\n(.*?)```", doc, re.S).group(1)
 for path in (without_llm, with_llm):
     p = subprocess.run(["/usr/bin/python3", "-c", f"RESULTS = {os.path.abspath(path)!r}\n" + example], cwd=root, capture_output=True,
-                       text=True, timeout=120)
+                       text=True, timeout=120, env=dict(os.environ, PYTHONPATH=os.path.join(root, "python")))
     if p.returncode != 0 or "roofline fraction of the winner" not in p.stdout:
         fail(f"the docs/analysis.md example fails on {path}: {p.stderr[-800:]}")
 if "no_edit" not in p.stdout:
