@@ -67,12 +67,10 @@ def results_files(args):
 
 
 def _seconds(s):
+    """As galapagos prints times: "56.0 us", "1.234 ms", "2.500 s"."""
     if not _finite(s):
         return "-"
-    for factor, unit in ((1e9, "ns"), (1e6, "us"), (1e3, "ms")):
-        if s * factor < 1e3:
-            return f"{s * factor:.4g} {unit}"
-    return f"{s:.4g} s"
+    return f"{s * 1e6:.1f} us" if s < 1e-3 else f"{s * 1e3:.3f} ms" if s < 1 else f"{s:.3f} s"
 
 
 def table_lines(rows):
