@@ -1,7 +1,7 @@
 // galapagos report FILE [--out DIR]: the run's report, drawn by the Python package's
-// galapagos.report (matplotlib and h5py, in the interpreter python_package.hpp finds). This side checks the file and adds what
-// only the family knows: bytes and flops at the fitness size (the roofline chart) and the sizes the search checked (the winner's
-// evidence).
+// galapagos.report (matplotlib and h5py, in the interpreter python_package.hpp finds). This side
+// checks the file and adds what only the family knows: bytes and flops at the fitness size (the
+// roofline chart) and the sizes the search checked (the winner's evidence).
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>

@@ -114,8 +114,8 @@ std::string summary(const std::string& path, const run_state& s) {
     gens = std::to_string(*lo) + "-" + std::to_string(*hi) + " over " + std::to_string(s.generations.size()) + " islands";
   }
   std::string text = path + ": generations " + gens + ", evaluated " + std::to_string(s.evaluated);
-  if (s.budget > 0) text += "/" + std::to_string(s.budget * s.islands);
-  text += " (" + std::to_string(s.failed) + " failed)";
+  if (s.budget > 0) text.append("/").append(std::to_string(s.budget * s.islands));
+  text.append(" (").append(std::to_string(s.failed)).append(" failed)");
   if (std::isfinite(s.best_time_s)) {
     text += ", best " + run::format_seconds(s.best_time_s);
     char buf[96];
@@ -133,7 +133,7 @@ std::string summary(const std::string& path, const run_state& s) {
   }
   const auto start = epoch_s(s.started_utc);
   const auto end = s.ended_utc.empty() ? std::optional<double>(static_cast<double>(std::time(nullptr))) : epoch_s(s.ended_utc);
-  if (start && end) text += ", elapsed " + duration(*end - *start);
+  if (start && end) text += ", elapsed " + run::format_duration(*end - *start);
   return text;
 }
 
