@@ -2,8 +2,8 @@
 // run writes it. The run publishes FILE whole at every checkpoint (store/publish.hpp), so each
 // refresh opens the latest complete copy read-only in a reading process of its own
 // (store::results_reader) and asks the lock only whether it is held (F_GETLK): the writer is
-// never waited for nor slowed. It ends with the run: finished, stopped (a stop rule, a signal,
-// the job's end) or gone without either.
+// never waited for nor slowed. It ends with the run (when its lock is let go): finished, stopped
+// (a stop rule, a signal, the job's end) or gone without either.
 #include <unistd.h>
 
 #include <algorithm>
@@ -187,7 +187,9 @@ int watch_command(const std::vector<std::string>& args) {
       if (terminal) report::end_status();
       return 0;
     }
-    if (s.finished || !writing) {
+    // Ended only once no run holds the lock: a file still marked finished by an earlier run that
+    // `run --force` or `resume --budget` is taking up again keeps being watched.
+    if (!writing) {
       if (terminal) report::end_status();
       if (s.finished) {
         char buf[160] = "no correct candidate";
