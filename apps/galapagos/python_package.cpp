@@ -55,18 +55,24 @@ bool imports(const std::string& python, const std::string& pythonpath, const std
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-std::vector<std::string> candidates() {
-  if (const char* env = std::getenv("GALAPAGOS_PYTHON"); env && *env) return {env};
-  std::vector<std::string> out;
+// The first `name` in a folder of PATH; nullopt when none is there.
+std::optional<std::string> on_path(const std::string& name) {
   if (const char* path = std::getenv("PATH")) {
     std::stringstream dirs(path);
     std::string dir;
     while (std::getline(dirs, dir, ':'))
-      if (!dir.empty() && executable(std::filesystem::path(dir) / "python3")) {
-        out.push_back((std::filesystem::path(dir) / "python3").string());
-        break;
-      }
+      if (!dir.empty() && executable(std::filesystem::path(dir) / name)) return (std::filesystem::path(dir) / name).string();
   }
+  return std::nullopt;
+}
+
+std::vector<std::string> candidates() {
+  if (const char* env = std::getenv("GALAPAGOS_PYTHON"); env && *env) {
+    const std::string name = env;  // a bare name ("python3.11") is looked up on PATH
+    return {name.find('/') == std::string::npos ? on_path(name).value_or(name) : name};
+  }
+  std::vector<std::string> out;
+  if (const auto first = on_path("python3")) out.push_back(*first);
   if (out.empty() || out[0] != "/usr/bin/python3") out.push_back("/usr/bin/python3");
   return out;
 }
