@@ -16,11 +16,13 @@ install(TARGETS galapagos_kernel_abi EXPORT galapagos_targets)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/galapagos)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR}/configs DESTINATION ${GALAPAGOS_INSTALL_DATADIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/slurm/ DESTINATION ${GALAPAGOS_INSTALL_DATADIR}/slurm USE_SOURCE_PERMISSIONS)
-# The tools a user of results runs (report, loader, summaries, exports to other tuners); not the
-# developer's scripts (build, tests, dependencies).
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/galapagos_report.py ${PROJECT_SOURCE_DIR}/tools/galapagos_report_facts.py
-                 ${PROJECT_SOURCE_DIR}/tools/galapagos_report_plots.py ${PROJECT_SOURCE_DIR}/tools/galapagos_results.py
-                 ${PROJECT_SOURCE_DIR}/tools/summarize_results.py ${PROJECT_SOURCE_DIR}/tools/export_tuner_formats.py
+# The Python package's sources (report, loader, compare), which `galapagos report` and `compare`
+# put on PYTHONPATH when their interpreter has no galapagos installed, and which a user may
+# `pip install` (docs/install.md); the tools a user of results runs (summaries, exports to other
+# tuners), not the developer's scripts (build, tests, dependencies).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ DESTINATION ${GALAPAGOS_INSTALL_DATADIR}/python PATTERN __pycache__ EXCLUDE
+        PATTERN build EXCLUDE PATTERN *.egg-info EXCLUDE)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/summarize_results.py ${PROJECT_SOURCE_DIR}/tools/export_tuner_formats.py
         DESTINATION ${GALAPAGOS_INSTALL_DATADIR}/tools)
 
 set(GALAPAGOS_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/galapagos")

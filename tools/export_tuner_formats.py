@@ -23,8 +23,12 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from galapagos_results import ResultsError, load  # noqa: E402
+# The galapagos package of this tree or installation (python/ beside tools/, share/galapagos/python
+# beside share/galapagos/tools), else the one installed in this interpreter.
+_package = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "python")
+if os.path.isfile(os.path.join(_package, "galapagos", "__init__.py")):
+    sys.path.insert(0, _package)
+from galapagos import ResultsError, load  # noqa: E402
 
 
 def fail(path, problem):

@@ -13,5 +13,7 @@ int report_command(const std::vector<std::string>& args);
 int export_command(const std::vector<std::string>& args);
 int space_command(const std::vector<std::string>& args);
 int simulate_command(const std::vector<std::string>& args);
+int watch_command(const std::vector<std::string>& args);
+int compare_command(const std::vector<std::string>& args);
 
 }  // namespace galapagos::cli

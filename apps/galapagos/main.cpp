@@ -40,6 +40,10 @@ const char* usage =
     "  export FILE [--id N | --best] [--out DIR] [--seeds N]\n"
     "        review package of a candidate, verified again on held-out sizes and seeds: exit 0 verified,\n"
     "        1 FLAGGED (fails on held-out problems), 2 usage or bad file\n"
+    "  watch FILE [--interval S] [--once]\n"
+    "        live summary of a run's results file while it runs; ends with the run (exit 0; 1 when it died unfinished)\n"
+    "  compare FILE|DIR ... [--plot FILE.png] [--csv FILE]\n"
+    "        one table across runs (a folder: every .h5 in it), a plot with matplotlib\n"
     "  space FAMILY [--backend B] [--sample N] [--seed S] [--json]\n"
     "        size of a family's parameter space, its constraints and a sample of valid points\n"
     "  version";
@@ -72,6 +76,8 @@ int main(int argc, char** argv) {
   if (cmd == "simulate") return galapagos::cli::simulate_command(args);  // runs no kernels: no Kokkos
   if (cmd == "report") return galapagos::cli::report_command(args);      // runs no kernels: no Kokkos
   if (cmd == "space") return galapagos::cli::space_command(args);
+  if (cmd == "watch") return galapagos::cli::watch_command(args);      // runs no kernels: no Kokkos
+  if (cmd == "compare") return galapagos::cli::compare_command(args);  // runs no kernels: no Kokkos
   if (cmd != "run" && cmd != "eval" && cmd != "resume" && cmd != "export") {
     galapagos::report::problem("galapagos: unknown command '%s'\n%s", cmd.c_str(), usage);
     return 2;

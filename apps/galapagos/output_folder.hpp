@@ -1,7 +1,7 @@
 // The folders `report` and `export` write. galapagos replaces only a folder it made itself (it
 // holds the marker file .galapagos-output, which lists every file galapagos wrote there, and
 // nothing else) or an empty one; anything else is refused with one line naming the folder, so a
-// user's files are never removed. tools/galapagos_report.py applies the same rule.
+// user's files are never removed. python/galapagos/report.py applies the same rule.
 #pragma once
 
 #include <filesystem>

@@ -34,7 +34,8 @@ class Galapagos(CMakePackage):
     depends_on("cuda", when="+cuda")
     depends_on("googletest", when="+tests", type="build")
 
-    # galapagos report: the drawing script runs under GALAPAGOS_PYTHON, set by the module below.
+    # galapagos report and compare: the Python package (share/galapagos/python) runs under
+    # GALAPAGOS_PYTHON, set by the module below, which also puts the package on PYTHONPATH.
     depends_on("python@3.11:", type="run")
     depends_on("py-h5py", type="run")
     depends_on("py-numpy", type="run")
@@ -50,3 +51,4 @@ class Galapagos(CMakePackage):
 
     def setup_run_environment(self, env):
         env.set("GALAPAGOS_PYTHON", self.spec["python"].command.path)
+        env.prepend_path("PYTHONPATH", join_path(self.prefix.share, "galapagos", "python"))

@@ -136,6 +136,18 @@ void check_new_results_file(const std::filesystem::path& out, bool replace, cons
 
 std::filesystem::path lock_path(const std::filesystem::path& results) { return results.string() + ".lock"; }
 
+bool results_writer_active(const std::filesystem::path& results) {
+  const auto path = lock_path(results);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return errno != ENOENT;  // no lock file: its holder removes it as it ends
+  struct flock fl {};
+  fl.l_type = F_RDLCK;  // conflicts with the writer's F_WRLCK; asked, not taken
+  fl.l_whence = SEEK_SET;
+  const bool asked = fcntl(fd, F_GETLK, &fl) == 0;
+  ::close(fd);  // this process holds no lock on it, so closing releases nothing of the writer's
+  return !asked || fl.l_type != F_UNLCK;
+}
+
 results_lock::results_lock(const std::filesystem::path& results, const std::string& command) : path_(lock_path(results)) {
   const std::string me = holder_line(command);
   for (int attempt = 0; attempt < 10; ++attempt) {

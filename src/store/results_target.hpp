@@ -26,6 +26,10 @@ void check_new_results_file(const std::filesystem::path& out, bool replace, cons
 
 // The lock file beside a results file ("run.h5" -> "run.h5.lock").
 std::filesystem::path lock_path(const std::filesystem::path& results);
+// Whether a run or resume holds the lock of `results` now (for `galapagos watch`): asked with
+// F_GETLK, which takes nothing and so never stands in the writer's way. Where the file system has
+// no locks, whether the lock file exists.
+bool results_writer_active(const std::filesystem::path& results);
 
 // An exclusive lock on a results file, held by the one process that writes it (rank 0 of a run
 // or resume) from before it touches anything until it is destroyed. It is an fcntl lock on the

@@ -1,6 +1,5 @@
 #include "util/install_layout.hpp"
 
-#include <cstdlib>
 #include <system_error>
 
 #include "util/build_info.hpp"
@@ -28,9 +27,6 @@ const std::filesystem::path& data_dir() {
 std::filesystem::path kernels_dir() { return data_dir() / "kernels"; }
 std::filesystem::path configs_dir() { return data_dir() / "configs"; }
 
-std::filesystem::path tools_dir() {
-  if (const char* env = std::getenv("GALAPAGOS_TOOLS"); env && *env) return env;
-  return data_dir() / "tools";
-}
+std::filesystem::path python_dir() { return data_dir() / "python"; }
 
 }  // namespace galapagos::util

@@ -11,9 +11,10 @@ namespace galapagos::util {
 // share/galapagos of the installation the running executable belongs to, else the source tree
 // of the build tree it was built in (the folder holding kernels/, configs/, tools/).
 const std::filesystem::path& data_dir();
-// data_dir()/kernels, data_dir()/configs, and the report tools: $GALAPAGOS_TOOLS if set, else data_dir()/tools.
+// data_dir()/kernels, data_dir()/configs, and data_dir()/python: the folder holding the galapagos
+// Python package (python/galapagos in the source tree, share/galapagos/python/galapagos installed).
 std::filesystem::path kernels_dir();
 std::filesystem::path configs_dir();
-std::filesystem::path tools_dir();
+std::filesystem::path python_dir();
 
 }  // namespace galapagos::util

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""analysis_loader.py RESULTS.h5 WORKDIR: tools/galapagos_results.py against h5py on a real run's
+"""analysis_loader.py RESULTS.h5 WORKDIR: the galapagos package (python/) against h5py on a real run's
 file (every row, decoded strings, parameter columns, the winner), a file without /llm_calls and
 one with it, and the worked example of docs/analysis.md run as it is written."""
 import json
@@ -14,8 +14,8 @@ import numpy as np
 
 results, work = sys.argv[1:3]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(root, "tools"))
-from galapagos_results import load  # noqa: E402
+sys.path.insert(0, os.path.join(root, "python"))
+from galapagos import load  # noqa: E402
 
 
 def fail(msg):
@@ -94,7 +94,7 @@ doc = open(os.path.join(root, "docs", "analysis.md"), encoding="utf-8").read()
 example = re.search(r"## Worked example.*?```python\n(.*?)```", doc, re.S).group(1)
 for path in (without_llm, with_llm):
     p = subprocess.run(["/usr/bin/python3", "-c", f"RESULTS = {os.path.abspath(path)!r}\n" + example], cwd=root, capture_output=True,
-                       text=True, timeout=120)
+                       text=True, timeout=120, env=dict(os.environ, PYTHONPATH=os.path.join(root, "python")))
     if p.returncode != 0 or "roofline fraction of the winner" not in p.stdout:
         fail(f"the docs/analysis.md example fails on {path}: {p.stderr[-800:]}")
 if "no_edit" not in p.stdout:

@@ -18,8 +18,8 @@ import tomllib
 
 import h5py
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from galapagos_results import content_hash  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from galapagos.results import content_hash  # noqa: E402
 
 galapagos, results, work = sys.argv[1:4]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

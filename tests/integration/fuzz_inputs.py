@@ -138,7 +138,7 @@ def make_cases():
             tool = rng.choice(["simulate", "simulate", "loader", "loader", "resume", "report", "export"])
             # Truncations and bit flips anywhere (headers, B-trees, global heaps, chunks): libhdf5
             # can crash on them, so every reader reads in a child process (store/results_reader,
-            # tools/galapagos_results.py) and a crash there is one line naming the file.
+            # python/galapagos/results.py) and a crash there is one line naming the file.
             with open(original, "rb") as f:
                 data, what = mutate_bytes(f.read())
             path = write(os.path.join(d, os.path.basename(original)), data)
@@ -146,8 +146,8 @@ def make_cases():
                 out.append(case(f"simulate {os.path.basename(original)}: {what}", [galapagos, "simulate", path, "--budget", "5"], [path],
                                 ok_codes=(0, 1)))
             elif tool == "loader":
-                out.append(case(f"galapagos_results.py {os.path.basename(original)}: {what}",
-                                [python, os.path.join(src, "tools", "galapagos_results.py"), path], [path]))
+                out.append(case(f"galapagos/results.py {os.path.basename(original)}: {what}",
+                                [python, os.path.join(src, "python", "galapagos", "results.py"), path], [path]))
             elif tool == "resume":
                 out.append(case(f"resume {os.path.basename(original)}: {what}", [galapagos, "resume", path, "--quiet"], [path],
                                 changes_allowed=True))

@@ -8,7 +8,7 @@ use (docs/hdf5-schema.md, schema 2), and files of schema 1 still read everywhere
    every table (every compound dataset) has a `units` JSON object naming a known unit for each of
    its columns, in order (seconds for *_s, none for texts, one for every float).
 2. The same file rewritten in schema 1's forms (texts at the root, doubles for counters, the
-   winner's id as text, units as a sentence, no schema_version): tools/galapagos_results.py gives
+   winner's id as text, units as a sentence, no schema_version): galapagos.load (python/) gives
    the same typed attributes and the same units as for the new file; `galapagos report`, `galapagos
    export` and `galapagos run --replay` read it.
 3. A replayed run stopped by SIGTERM and rewritten in schema 1's forms resumes to its end, and
@@ -28,8 +28,8 @@ import numpy as np
 
 galapagos, config, recording, work = sys.argv[1:5]
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "..", "tools"))
-from galapagos_results import load  # noqa: E402
+sys.path.insert(0, os.path.join(here, "..", "..", "python"))
+from galapagos import load  # noqa: E402
 
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)

@@ -4,8 +4,9 @@
 # mount namespace lays an empty folder over it where unshare is allowed): a CI search, report
 # and export work from the moved prefix alone, the results file and everything report and
 # export wrote name no path into the source tree, the report's interpreter is the one
-# $GALAPAGOS_PYTHON names, a family folder on $GALAPAGOS_KERNEL_PATH is found, and another
-# CMake project builds a kernel against the installed package (find_package(galapagos)).
+# $GALAPAGOS_PYTHON names (the installed Python package on its PYTHONPATH), a family folder on
+# $GALAPAGOS_KERNEL_PATH is found, and another CMake project builds a kernel against the
+# installed package (find_package(galapagos)).
 # The work folder is outside the source tree (a temporary folder, removed when the test passes).
 set -eu
 build=$1 src=$(cd "$2" && pwd)
@@ -17,7 +18,7 @@ cmake --install "$build" --prefix "$work/staged" >"$work/install.log" || fail "c
 mv "$work/staged" "$work/moved/prefix"
 prefix=$work/moved/prefix
 for f in bin/galapagos bin/galapagos-worker include/galapagos/glp_kernel.h share/galapagos/kernels/stencil3d7/family.toml \
-         share/galapagos/configs/stencil3d7-cpu-ci.toml share/galapagos/tools/galapagos_report.py \
+         share/galapagos/configs/stencil3d7-cpu-ci.toml share/galapagos/python/galapagos/report.py \
          share/galapagos/slurm/cpu-islands.sbatch lib/cmake/galapagos/galapagos-config.cmake; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
@@ -37,10 +38,11 @@ g=$prefix/bin/galapagos
 /usr/bin/python3 "$work/check_search_results.py" run.h5 1 || fail "check_search_results.py"
 
 # The report through the interpreter GALAPAGOS_PYTHON names.
-printf '#!/bin/sh\necho "$@" >"%s/python-used"\nexec /usr/bin/python3 "$@"\n' "$work" >"$work/python"
+printf '#!/bin/sh\necho "$PYTHONPATH $@" >"%s/python-used"\nexec /usr/bin/python3 "$@"\n' "$work" >"$work/python"
 chmod +x "$work/python"
 GALAPAGOS_PYTHON=$work/python "$g" report run.h5 --out report >report.log || fail "report: $(cat report.log)"
-grep -q "share/galapagos/tools/galapagos_report.py" "$work/python-used" || fail "report did not run the installed script through GALAPAGOS_PYTHON"
+grep -q "^$prefix/share/galapagos/python.* -m galapagos.report run.h5" "$work/python-used" ||
+  fail "report did not run the installed package through GALAPAGOS_PYTHON: $(cat "$work/python-used")"
 [ -s report/index.html ] && [ -s report/report.md ] || fail "no report/index.html and report.md"
 
 "$g" export run.h5 --out export >export.log || fail "export: $(cat export.log)"

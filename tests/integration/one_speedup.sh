@@ -32,7 +32,7 @@ PY
 grep -q "search-time ${search}x" <<<"$line" || fail "the winner line's search-time figure is not /winner search_speedup ($search)"
 echo "winner line and /winner: ${printed}x over $over (search-time ${search}x)"
 
-$python "$src/tools/galapagos_results.py" "$out" >"$work/loader.txt" 2>&1 || { cat "$work/loader.txt"; fail "the loader failed"; }
+$python "$src/python/galapagos/results.py" "$out" >"$work/loader.txt" 2>&1 || { cat "$work/loader.txt"; fail "the loader failed"; }
 grep -q "${printed}x over $over" "$work/loader.txt" || { cat "$work/loader.txt"; fail "the loader's summary does not say ${printed}x over $over"; }
 "$galapagos" report "$out" --out "$work/report" >"$work/report.log" 2>&1 || { cat "$work/report.log"; fail "report failed"; }
 for page in report.md index.html; do

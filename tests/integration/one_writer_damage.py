@@ -24,7 +24,7 @@ import time
 import h5py
 
 galapagos, config, recording, work = sys.argv[1:5]
-tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools")
+loader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "galapagos", "results.py")
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 failures = []
@@ -96,18 +96,18 @@ with open(damaged, "r+b") as f:
         f.write(bytes(x ^ 0xA5 for x in b))
 before = snapshot(damaged)
 message = f"{damaged}: damaged dataset /candidates (checksum mismatch)"
-env = dict(os.environ, GALAPAGOS_TOOLS=os.path.abspath(tools))
+env = dict(os.environ)
 for name, cmd in (("report", [galapagos, "report", damaged, "--out", os.path.join(work, "report")]),
                   ("export", [galapagos, "export", damaged, "--out", os.path.join(work, "export")]),
                   ("resume", [galapagos, "resume", damaged]),
                   ("simulate", [galapagos, "simulate", damaged, "--budget", "4"]),
-                  ("loader", ["/usr/bin/python3", os.path.join(tools, "galapagos_results.py"), damaged])):
+                  ("loader", ["/usr/bin/python3", loader, damaged])):
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     check(one_line(r, 2, message) and "Traceback" not in r.stderr,
           f"{name} of a damaged file: exit {r.returncode}: {r.stderr.strip()[-300:]}")
 check(snapshot(damaged) == before and not os.path.exists(damaged + ".partial") and not os.path.exists(damaged + ".lock"),
       "the damaged file is left as it was")
-r = subprocess.run(["/usr/bin/python3", os.path.join(tools, "galapagos_results.py"), recording], capture_output=True,
+r = subprocess.run(["/usr/bin/python3", loader, recording], capture_output=True,
                    text=True, timeout=120)
 check(r.returncode == 0, f"a file written without checksums still loads: {r.stderr[-200:]}")
 
@@ -126,7 +126,7 @@ before = snapshot(wild)
 for name, cmd, codes in (("report", [galapagos, "report", wild, "--out", os.path.join(work, "wild-report")], (0, 2)),
                          ("export", [galapagos, "export", wild, "--out", os.path.join(work, "wild-export")], (0, 1, 2)),
                          ("simulate", [galapagos, "simulate", wild, "--budget", "4"], (0, 1, 2)),
-                         ("loader", ["/usr/bin/python3", os.path.join(tools, "galapagos_results.py"), wild], (0, 2))):
+                         ("loader", ["/usr/bin/python3", loader, wild], (0, 2))):
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     err = r.stderr.strip().splitlines()
     check(r.returncode in codes and (r.returncode != 2 or (len(err) == 1 and wild in err[0])) and "Traceback" not in r.stderr,

@@ -16,7 +16,6 @@ import subprocess
 import sys
 
 galapagos, config, recording, work = sys.argv[1:5]
-tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools")
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 failures = []
@@ -127,8 +126,6 @@ if digest(first) == before:
     failures.append("run_force_replaces_results: the file is the same as before")
 
 # --- report --out and export --out ---------------------------------------------------------------
-env_tools = {"GALAPAGOS_TOOLS": os.path.abspath(tools)}
-os.environ.update(env_tools)
 report = os.path.join(work, "report")
 expect("report_new_folder", ["report", results, "--out", report], 0, "")
 marker = os.path.join(report, ".galapagos-output")

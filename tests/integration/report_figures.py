@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """report_figures.py GALAPAGOS RESULTS.h5 WORKDIR: every reader shows the winner's figure the
 same way, with what it is relative to, and needs no browser:
-- the report (index.html and report.md) and the loader's summary (tools/galapagos_results.py
+- the report (index.html and report.md) and the loader's summary (python/galapagos/results.py
   FILE) give /winner `speedup` as "<x>x over <fastest_baseline> (final interleaved comparison)",
   and the winner's search-time speedup labelled as such; the histogram's legend names both;
 - with /baseline_timings and the /winner noise attributes (report_sample_data.py), the report
@@ -28,7 +28,7 @@ sys.path.insert(0, here)
 from report_sample_data import add_new_data  # noqa: E402
 
 galapagos, results, work = sys.argv[1:4]
-tools = os.environ.get("GALAPAGOS_TOOLS") or os.path.join(here, "..", "..", "tools")
+loader = os.path.join(here, "..", "..", "python", "galapagos", "results.py")
 older = os.path.join(here, "..", "data", "spaces", "stencil3d7-cpu.h5")
 PLOTS = ["best_vs_wallclock.png", "best_vs_evaluations.png", "status_per_generation.png", "speedup_distribution.png",
          "parameter_effects.png", "roofline.png", "migrations.png"]
@@ -86,7 +86,7 @@ for name, h5, new in (("today's file", results, False), ("older recording", olde
     legend = axes["speedup_distribution.png"][0]["legend"]
     if f"winner, search-time {search}" not in legend or f"winner, final interleaved {final.split(' (')[0]}" not in legend:
         fail(f"{name}: the histogram's winner marks {legend} are not {search} (search-time) and {final}")
-    p = subprocess.run(["/usr/bin/python3", os.path.join(tools, "galapagos_results.py"), h5], capture_output=True, text=True,
+    p = subprocess.run(["/usr/bin/python3", loader, h5], capture_output=True, text=True,
                        timeout=120)
     if p.returncode != 0 or final not in p.stdout or f"search-time speedup {search} (" not in p.stdout:
         fail(f"{name}: the loader's summary does not say {final!r} and the search-time {search}: {p.stdout}{p.stderr}")

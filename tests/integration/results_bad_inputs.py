@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """results_bad_inputs.py GALAPAGOS RESULTS.h5 WORKDIR: `galapagos report`, `galapagos export` and
-tools/galapagos_results.py on files they cannot use: missing, a folder, a text file, an HDF5 file
+the galapagos package's loader (python/galapagos/results.py) on files they cannot use: missing, a folder, a text file, an HDF5 file
 that galapagos did not write, a file from a newer galapagos, a run with no successful candidate, a
 /winner whose candidate_id is no integer (in any form a schema stored it).
 Each must give exit 2 and one line on stderr naming the file and the problem, no traceback, and
@@ -14,7 +14,7 @@ import h5py
 import numpy as np
 
 galapagos, results, work = sys.argv[1:4]
-tools = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools")
+package = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "python")
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 failures = []
@@ -55,7 +55,7 @@ cases = [  # file, what the line must say
 commands = {
     "report": lambda f, out: [galapagos, "report", f, "--out", out],
     "export": lambda f, out: [galapagos, "export", f, "--out", out],
-    "loader": lambda f, out: ["/usr/bin/python3", os.path.join(tools, "galapagos_results.py"), f],
+    "loader": lambda f, out: ["/usr/bin/python3", os.path.join(package, "galapagos", "results.py"), f],
 }
 for name, cmd in commands.items():
     for path, want in cases:
@@ -81,8 +81,8 @@ for name, cmd in commands.items():
             print(f"ok: {name} {os.path.basename(path)}: {lines[0]}")
 
 # The loader as a module raises ResultsError with the same line.
-sys.path.insert(0, tools)
-from galapagos_results import ResultsError, load  # noqa: E402
+sys.path.insert(0, package)
+from galapagos import ResultsError, load  # noqa: E402
 
 try:
     load(newer)

@@ -1,8 +1,6 @@
-#!/usr/bin/python3
 """Loads a galapagos results file (docs/hdf5-schema.md) into pandas DataFrames in one call.
 
-    import sys; sys.path.insert(0, "tools")
-    from galapagos_results import load
+    from galapagos import load      # pip install ./python, or python/ on PYTHONPATH
     r = load("results/stencil3d7-cpu.h5")
     r.candidates          # one row per candidate; strings decoded, params as param_<NAME> columns
     r.generations, r.baselines, r.llm_calls, r.populations, r.migrations, r.machine, r.profiles,
@@ -15,7 +13,7 @@
 
 Tables a file lacks (an older file, a run without LLM calls) come back as empty DataFrames with
 their usual columns. A file that cannot be read raises ResultsError, whose message is one line
-naming the file and the problem. `python3 tools/galapagos_results.py FILE` prints a summary.
+naming the file and the problem. `python3 -m galapagos.results FILE` prints a summary.
 docs/analysis.md has a worked example."""
 import json
 import math
@@ -61,10 +59,11 @@ def _version_tuple(text):
 
 def reader_version():
     """This galapagos's version: $GALAPAGOS_VERSION (set by `galapagos report`), else the
-    project() version of the source tree this file belongs to; None when neither is known."""
+    project() version of the source tree this package belongs to (python/galapagos/ in it);
+    None when neither is known (an installed package: then every file is read)."""
     if os.environ.get("GALAPAGOS_VERSION"):
         return os.environ["GALAPAGOS_VERSION"]
-    cmake = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "CMakeLists.txt")
+    cmake = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "CMakeLists.txt")
     try:
         with open(cmake, encoding="utf-8") as f:
             m = re.search(r"project\(\s*galapagos\s+VERSION\s+([0-9.]+)", f.read())
@@ -285,6 +284,8 @@ def load(path, require_success=False):
         raise ResultsError(f"{path}: no such file")
     if os.path.isdir(path):
         raise ResultsError(f"{path}: is a folder, not a results file")
+    # This file run as a script (it imports nothing of the package), so the child finds it however
+    # the package was imported.
     argv = [sys.executable, os.path.abspath(__file__), "--load", path] + (["--require-success"] if require_success else [])
     try:
         p = subprocess.run(argv, capture_output=True, timeout=600, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
@@ -391,13 +392,13 @@ def main(argv):
     if len(argv) in (3, 4) and argv[1] == "--load":  # load()'s child
         return _load_child(argv[2], argv[3:] == ["--require-success"])
     if len(argv) != 2 or argv[1] in ("-h", "--help"):
-        print("usage: galapagos_results.py RESULTS.h5   (prints the tables' sizes and the best candidate)",
+        print("usage: python3 -m galapagos.results RESULTS.h5   (prints the tables' sizes and the best candidate)",
               file=sys.stderr if len(argv) != 2 else sys.stdout)
         return 2 if len(argv) != 2 else 0
     try:
         r = load(argv[1])
     except ResultsError as e:
-        print(f"galapagos_results: {e}", file=sys.stderr)
+        print(f"galapagos.results: {e}", file=sys.stderr)
         return 2
     print(f"{r.path}: {r.attrs.get('family')} on {r.attrs.get('backend')}, galapagos {r.attrs.get('galapagos_version')}")
     for name in ("candidates", "generations", "baselines", "baseline_timings", "llm_calls", "populations", "migrations",

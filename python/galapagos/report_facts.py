@@ -1,4 +1,4 @@
-"""The text of `galapagos report` (tools/galapagos_report.py): the run, the winner's evidence, its
+"""The text of `galapagos report` (galapagos/report.py): the run, the winner's evidence, its
 lineage and the notes at the top, as rows both the HTML page and the Markdown file show.
 
 The winner's figure is /winner `speedup`: the final interleaved comparison (winner and baselines

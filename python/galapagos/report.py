@@ -1,10 +1,9 @@
-#!/usr/bin/python3
-"""galapagos_report.py RESULTS.h5 [--out DIR] [--cost JSON]: the report of one galapagos run, as a
+"""python3 -m galapagos.report RESULTS.h5 [--out DIR] [--cost JSON]: the report of one galapagos run, as a
 self-contained HTML page (index.html), the same in Markdown (report.md), and every plot as a PNG
 file beside them. `galapagos report` runs it and passes --cost: the family's bytes and flops at
 the fitness size (for the roofline chart) and the sizes the search checked. Needs no GPU.
-The plots are drawn in galapagos_report_plots.py, the tables' rows made in
-galapagos_report_facts.py; this file lays them out and writes the folder. docs/report.md
+The plots are drawn in report_plots.py, the tables' rows made in
+report_facts.py; this file lays them out and writes the folder. docs/report.md
 describes every part."""
 import argparse
 import base64
@@ -15,11 +14,9 @@ import shutil
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from galapagos_results import ResultsError, load  # noqa: E402
-
-from galapagos_report_facts import LINEAGE_HEADER, lineage, lineage_after, notes, run_facts, winner_facts  # noqa: E402
-from galapagos_report_plots import PLOTS, axes_json, make_plots  # noqa: E402
+from .report_facts import LINEAGE_HEADER, lineage, lineage_after, notes, run_facts, winner_facts
+from .report_plots import PLOTS, axes_json, make_plots
+from .results import ResultsError, load
 
 
 def _cell(v):

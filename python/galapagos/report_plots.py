@@ -1,4 +1,4 @@
-"""The plots of `galapagos report` (tools/galapagos_report.py), drawn with matplotlib into PNG
+"""The plots of `galapagos report` (galapagos/report.py), drawn with matplotlib into PNG
 files. Times are shown in the unit that suits each plot's data (ns, us, ms or s, named on the
 axis); generations and evaluations get integer ticks; the time plots carry the fastest
 baseline's line. describe_axes() reads back from each drawn figure what a reader sees (axis
@@ -7,7 +7,7 @@ import json
 import math
 import os
 
-from galapagos_report_facts import baseline_retimings, fastest_baseline, finite, search_speedup
+from .report_facts import baseline_retimings, fastest_baseline, finite, search_speedup
 
 PLOTS = [  # file, title, what it shows
     ("best_vs_wallclock.png", "Best time against wall-clock time",
