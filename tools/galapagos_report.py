@@ -20,6 +20,7 @@ from galapagos_results import ResultsError, load  # noqa: E402
 
 from galapagos_report_facts import LINEAGE_HEADER, lineage, lineage_after, notes, run_facts, winner_facts  # noqa: E402
 from galapagos_report_plots import PLOTS, axes_json, make_plots  # noqa: E402
+from galapagos_report_ledger import ledger_sections  # noqa: E402
 
 
 def _cell(v):
@@ -192,7 +193,7 @@ def main(argv):
         return 2
     try:
         warnings, told = notes(r)
-        page = {"warnings": warnings, "notes": told, "run": run_facts(r), "sections": winner_facts(r, cost),
+        page = {"warnings": warnings, "notes": told, "run": run_facts(r), "sections": winner_facts(r, cost) + ledger_sections(a.file),
                 "lineage": lineage(r), "lineage_after": lineage_after(r), "axes": make_plots(r, work, cost)}
         write_markdown(r, work, page)
         write_html(r, work, page)

@@ -40,6 +40,9 @@ const char* usage =
     "  export FILE [--id N | --best] [--out DIR] [--seeds N]\n"
     "        review package of a candidate, verified again on held-out sizes and seeds: exit 0 verified,\n"
     "        1 FLAGGED (fails on held-out problems), 2 usage or bad file\n"
+    "  recheck FILE [--rounds N] [--tolerance T] [--baseline-flags FLAGS]\n"
+    "        rebuild, verify and time the winner against the baselines here again: exit 0 still faster,\n"
+    "        3 no longer faster, 4 no longer correct, 2 usage or bad file (appended to the file's /rechecks)\n"
     "  space FAMILY [--backend B] [--sample N] [--seed S] [--json]\n"
     "        size of a family's parameter space, its constraints and a sample of valid points\n"
     "  version";
@@ -72,7 +75,7 @@ int main(int argc, char** argv) {
   if (cmd == "simulate") return galapagos::cli::simulate_command(args);  // runs no kernels: no Kokkos
   if (cmd == "report") return galapagos::cli::report_command(args);      // runs no kernels: no Kokkos
   if (cmd == "space") return galapagos::cli::space_command(args);
-  if (cmd != "run" && cmd != "eval" && cmd != "resume" && cmd != "export") {
+  if (cmd != "run" && cmd != "eval" && cmd != "resume" && cmd != "export" && cmd != "recheck") {
     galapagos::report::problem("galapagos: unknown command '%s'\n%s", cmd.c_str(), usage);
     return 2;
   }
@@ -85,5 +88,6 @@ int main(int argc, char** argv) {
   if (cmd == "run") return galapagos::cli::run_command(args, argc, argv);
   if (cmd == "resume") return galapagos::cli::resume_command(args, argc, argv);
   if (cmd == "export") return galapagos::cli::export_command(args);
+  if (cmd == "recheck") return galapagos::cli::recheck_command(args);
   return galapagos::cli::eval_command(args);
 }
