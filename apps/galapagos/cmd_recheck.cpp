@@ -7,8 +7,10 @@
 // file that cannot be used, or a machine that cannot build or run the family.
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -187,7 +189,7 @@ int recheck_command(const std::vector<std::string>& args) {
     if (gpu) side("driver", recorded["driver"].get<std::string>(), row.driver);
     side("compiler", recorded["compiler"].get<std::string>(), row.compiler);
     side("galapagos", recorded["galapagos_version"].get<std::string>(), row.galapagos_version);
-    char then[64], now[64];
+    char then[256], now[256];
     std::snprintf(then, sizeof then, "%.2fx over %s", row.recorded_speedup,
                   recorded["fastest_baseline"].get<std::string>().c_str());
     std::snprintf(now, sizeof now, "%.2fx over %s", speedup, row.fastest_baseline.c_str());

@@ -1,5 +1,6 @@
 #include "export_patch.hpp"
 
+#include <cstddef>
 #include <sstream>
 #include <vector>
 
