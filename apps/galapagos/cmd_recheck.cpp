@@ -50,6 +50,9 @@ std::string nvidia_driver() {
   return out.substr(0, nl);
 }
 
+// The first line of a compiler's identity ("g++ (Debian 12.2.0-14) 12.2.0"), without its licence.
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
 double number_of(const json& w, const std::string& key) {
   const auto& n = w.at("numbers");
   return n.contains(key) && n[key].is_number() ? n[key].get<double>() : nan;
@@ -157,7 +160,7 @@ int recheck_command(const std::vector<std::string>& args) {
     row.cpu_model = s->probe.cpu_model;
     row.gpu = gpu ? gpus.name : "";
     row.driver = gpu ? nvidia_driver() : std::string("kernel ") + u.release;
-    row.compiler = s->evaluator->compiler().compiler_identity();
+    row.compiler = first_line(s->evaluator->compiler().compiler_identity());
     row.galapagos_version = build_info::version;
     row.git_revision = build_info::git_revision;
     row.changes = changes.dump();
@@ -187,7 +190,7 @@ int recheck_command(const std::vector<std::string>& args) {
     side("cpu", recorded_cpu, row.cpu_model);
     if (gpu) side("gpu", recorded["gpu"].get<std::string>(), row.gpu);
     if (gpu) side("driver", recorded["driver"].get<std::string>(), row.driver);
-    side("compiler", recorded["compiler"].get<std::string>(), row.compiler);
+    side("compiler", first_line(recorded["compiler"].get<std::string>()), row.compiler);
     side("galapagos", recorded["galapagos_version"].get<std::string>(), row.galapagos_version);
     char then[256], now[256];
     std::snprintf(then, sizeof then, "%.2fx over %s", row.recorded_speedup,

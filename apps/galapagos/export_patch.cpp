@@ -50,7 +50,7 @@ patch_target resolve_patch_target(const config::export_target& t, const std::fil
   patch_target p;
   p.begin_marker = t.begin_marker, p.end_marker = t.end_marker;
   p.first_line = t.first_line, p.last_line = t.last_line;
-  const std::filesystem::path written = t.user_file_as_written.empty() ? std::filesystem::path() : t.user_file_as_written;
+  const std::filesystem::path written(t.user_file_as_written);
   if (!written.empty() && is_plain_relative(written.lexically_normal())) {
     p.base = base;
     p.label = written.lexically_normal().string();

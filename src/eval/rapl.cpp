@@ -58,7 +58,8 @@ rapl_reading read_rapl(const std::string& root) {
     }
     if (!read_uj(z / "max_energy_range_uj", range, why)) range = 0;
     r.energy_j += e;
-    r.range_j += range;
+    r.package_j.push_back(e);
+    r.range_j.push_back(range);
     ++r.packages;
   }
   return r;
@@ -66,9 +67,14 @@ rapl_reading read_rapl(const std::string& root) {
 
 double rapl_energy_between(const rapl_reading& start, const rapl_reading& end) {
   if (start.packages == 0 || end.packages != start.packages) return std::nan("");
-  double d = end.energy_j - start.energy_j;
-  if (d < 0 && end.range_j > 0) d += end.range_j;  // one wrap
-  return d >= 0 ? d : std::nan("");
+  double total = 0;
+  for (std::size_t i = 0; i < end.package_j.size(); ++i) {
+    double d = end.package_j[i] - start.package_j[i];
+    if (d < 0 && end.range_j[i] > 0) d += end.range_j[i];  // one wrap
+    if (d < 0) return std::nan("");
+    total += d;
+  }
+  return total;
 }
 
 }  // namespace galapagos::eval

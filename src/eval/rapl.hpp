@@ -5,21 +5,23 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace galapagos::eval {
 
 struct rapl_reading {
-  double energy_j = 0;      // summed over the packages, since an arbitrary origin
-  double range_j = 0;       // summed wrap-around ranges (max_energy_range_uj): a counter wraps at its range
-  int packages = 0;         // 0: unavailable
-  std::string unavailable;  // why nothing could be read; empty when packages > 0
+  double energy_j = 0;            // summed over the packages, since an arbitrary origin
+  std::vector<double> package_j;  // each package's counter
+  std::vector<double> range_j;    // each one's wrap-around range (max_energy_range_uj; 0: unknown)
+  int packages = 0;               // 0: unavailable
+  std::string unavailable;        // why nothing could be read; empty when packages > 0
 };
 
 // Reads every top-level package counter under `root` (the powercap folder).
 rapl_reading read_rapl(const std::string& root = "/sys/class/powercap");
 
 // Joules spent between two readings of the same packages; NaN when either is unavailable or
-// they read different packages. A counter that wrapped once is corrected by its range.
+// they read different packages. Each package's counter that wrapped once is corrected by its range.
 double rapl_energy_between(const rapl_reading& start, const rapl_reading& end);
 
 }  // namespace galapagos::eval
