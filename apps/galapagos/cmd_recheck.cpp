@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -41,14 +42,6 @@ namespace galapagos::cli {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
-// The NVIDIA driver's version (nvidia-smi); "" without one.
-std::string nvidia_driver() {
-  std::string out;
-  if (eval::run_program({"nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"}, out, 20) != 0) return "";
-  const auto nl = out.find('\n');
-  return out.substr(0, nl);
-}
 
 // The first line of a compiler's identity ("g++ (Debian 12.2.0-14) 12.2.0"), without its licence.
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
@@ -93,8 +86,10 @@ int recheck_command(const std::vector<std::string>& args) {
       for (const char* k : {"speedup", "beat_baseline", "time_median_s"})
         recorded[k] = f.number_attribute("/winner", k).value_or(nan);
       recorded["fastest_baseline"] = f.string_attribute("/winner", "fastest_baseline").value_or("");
-      for (const char* k : {"compiler", "galapagos_version", "git_revision", "gpu", "driver"})
+      for (const char* k : {"compiler", "galapagos_version", "git_revision"})
         recorded[k] = f.string_attribute("/", k).value_or("not recorded");
+      // The GPU and driver of the run's first session (written since the ledger).
+      for (const char* k : {"gpu", "driver"}) recorded[k] = f.string_attribute("/sessions/0", k).value_or("not recorded");
       if (f.has("/machine") && f.rows("/machine") > 0) {
         recorded_host = f.strings("/machine", "host").front();
         recorded_cpu = f.strings("/machine", "cpu_model").front();
@@ -121,6 +116,8 @@ int recheck_command(const std::vector<std::string>& args) {
         for (auto& b : backend.baselines) b.flags.push_back(w);
       changes["baseline_flags"] = vm["baseline-flags"].as<std::string>();
     }
+    // A family found along $GALAPAGOS_KERNEL_PATH may not be the one the run searched.
+    if (const char* kp = std::getenv("GALAPAGOS_KERNEL_PATH"); kp && *kp) changes["kernel_path"] = kp;
     if (vm.count("rounds")) s->config.final_rounds = vm["rounds"].as<int>();
     s->space = std::make_unique<core::search_space>(s->family.space(run.backend));
     s->lock = std::make_unique<eval::node_lock>(s->config.node_lock);
@@ -159,7 +156,7 @@ int recheck_command(const std::vector<std::string>& args) {
     row.host = s->probe.host;
     row.cpu_model = s->probe.cpu_model;
     row.gpu = gpu ? gpus.name : "";
-    row.driver = gpu ? nvidia_driver() : std::string("kernel ") + u.release;
+    row.driver = gpu ? eval::nvidia_driver_version() : std::string("kernel ") + u.release;
     row.compiler = first_line(s->evaluator->compiler().compiler_identity());
     row.galapagos_version = build_info::version;
     row.git_revision = build_info::git_revision;

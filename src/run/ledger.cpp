@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "eval/candidate_status.hpp"
+#include "eval/toolchain.hpp"
 #include "run/progress.hpp"
 #include "store/results_reader.hpp"
 #include "util/error.hpp"
@@ -203,6 +204,9 @@ void session_meter::close(store::results_file& f, const std::string& session_gro
   f.set_attribute(session_group, "wall_s", wall_s);
   f.set_attribute(session_group, "cpu_energy_j", std::isfinite(cpu_energy_j) ? cpu_energy_j : nan);
   if (!cpu_energy_note.empty()) f.set_attribute(session_group, "cpu_energy_j_note", cpu_energy_note);
+  // The GPU and its driver, for `galapagos recheck` to show beside its own (none on CPU nodes).
+  if (const auto g = eval::nvidia_gpus(); g.count > 0)
+    f.set_attributes(session_group, {{"gpu", g.name}, {"driver", eval::nvidia_driver_version()}});
 }
 
 void write_ledger(store::results_file& f, const config::run_config& cfg, int session, const session_meter& meter,

@@ -155,7 +155,7 @@ with h5py.File(results, "r") as f:
     if f["winner"].attrs["candidate_id"] != rows["candidate_id"][0]:
         fail("the rechecks are not of the winner")
 verdicts = [text(v) for v in rows["verdict"]]
-if len(rows) != 3 or verdicts[1:] != ["still_faster", "no_longer_correct"]:
+if len(rows) != 3 or verdicts[1:] != ["still_faster", "no_longer_correct"] or "kernel_path" not in text(rows["changes"][2]):
     fail(f"/rechecks verdicts {verdicts}")
 first = "still_faster" if rows["speedup"][0] > 1 else "no_longer_faster"
 if verdicts[0] != first or not all(text(h) for h in rows["host"]) or text(rows["changes"][1]) != '{"baseline_flags":"-O0"}':
