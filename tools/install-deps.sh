@@ -8,7 +8,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git ca-certificates clang-format
+  build-essential cmake pkg-config git ca-certificates clang-format patch
   openmpi-bin libopenmpi-dev
   libhdf5-dev libhdf5-openmpi-dev hdf5-tools
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev

@@ -15,6 +15,7 @@
 #include "eval/evaluator.hpp"
 #include "eval/probe.hpp"
 #include "export_package.hpp"
+#include "export_patch.hpp"
 #include "options.hpp"
 #include "output_folder.hpp"
 #include "results_context.hpp"
@@ -32,16 +33,69 @@ using nlohmann::json;
 
 namespace galapagos::cli {
 
+namespace {
+
+// The config's [export], with the command line's choices over it.
+patch_target patch_target_of(const po::variables_map& vm, const config::run_config& cfg, const std::filesystem::path& tmpl) {
+  config::export_target t = cfg.export_to;
+  std::filesystem::path base = cfg.file.parent_path();
+  if (vm.count("user-file")) {
+    t.user_file_as_written = vm["user-file"].as<std::string>();
+    base = std::filesystem::current_path();
+  }
+  if (vm.count("lines")) {
+    config::parse_line_range(vm["lines"].as<std::string>(), t.first_line, t.last_line);
+    t.begin_marker = t.end_marker = "";
+  }
+  if (vm.count("begin-marker")) {
+    t.begin_marker = vm["begin-marker"].as<std::string>(), t.end_marker = vm["end-marker"].as<std::string>();
+    t.first_line = t.last_line = 0;
+  }
+  return resolve_patch_target(t, base, tmpl);
+}
+
+// The patch's description: what the candidate is and the evidence for it, from evidence.json.
+std::string patch_description(const json& ev, bool is_winner) {
+  std::ostringstream d;
+  d << "galapagos: " << (is_winner ? "the winner" : "candidate") << " " << ev["candidate_id"].get<std::int64_t>() << " of "
+    << ev["results_file"].get<std::string>() << " (" << ev["family"].get<std::string>() << " on "
+    << ev["backend"].get<std::string>() << ")\n\n";
+  d << "parameters: " << ev["params"].dump() << "\n";
+  const auto& search = ev["search"];
+  d << "timing: " << search["method"].get<std::string>() << "\n";
+  for (const auto& [name, s] : search["speedup_over"].items())
+    if (s["speedup"].is_number()) d << "  speedup over " << name << ": " << s["speedup"].get<double>() << "x\n";
+  const auto& held = ev["held_out"];
+  d << "held-out check: " << held["status"].get<std::string>() << " on " << held["problems"].size() << " problems x "
+    << held["seeds_per_problem"].get<int>() << " seeds (max relative error " << held["rel_error"].dump() << ", tolerance "
+    << search["tolerance"].dump() << ")\n";
+  d << "verdict: " << ev["verdict"].get<std::string>() << "; evidence: EVIDENCE.md and evidence.json beside this patch\n";
+  d << "apply: patch -p0 < winner.patch (in the folder the file name below is relative to)\n";
+  return d.str();
+}
+
+}  // namespace
+
 int export_command(const std::vector<std::string>& args) {
   po::options_description opts("galapagos export FILE");
   opts.add_options()("help,h", "this help")("id", po::value<long long>(), "the candidate to export (/candidates id)")(
       "best", "the run's winner (default)")("out", po::value<std::string>(), "package folder (default: FILE-export-<id>)")(
-      "seeds", po::value<int>()->default_value(3), "fresh input sets per held-out size");
+      "seeds", po::value<int>()->default_value(3), "fresh input sets per held-out size")(
+      "user-file", po::value<std::string>(),
+      "the user's source file winner.patch patches (default: [export] user_file, else the template)")(
+      "lines", po::value<std::string>(), "region of it the winner replaces: lines FIRST-LAST")(
+      "begin-marker", po::value<std::string>(), "region: after the line holding this text")(
+      "end-marker", po::value<std::string>(), "region: up to the line holding this text");
   po::variables_map vm;
   const int code = parse_command_line("export", args, opts, "file", vm, [](const po::variables_map& given) {
     if (!given.count("file")) throw po::error("a results FILE is required (the HDF5 file of a run)");
     if (given.count("id") && given.count("best")) throw po::error("--id and --best exclude each other");
     if (given["seeds"].as<int>() < 1) throw po::error("--seeds must be >= 1");
+    if (given.count("begin-marker") != given.count("end-marker")) throw po::error("--begin-marker and --end-marker go together");
+    if (given.count("lines") && given.count("begin-marker")) throw po::error("give either --lines or the markers, not both");
+    int a = 0, b = 0;
+    if (given.count("lines") && (!config::parse_line_range(given["lines"].as<std::string>(), a, b) || a == 0))
+      throw po::error("--lines must be FIRST-LAST (1-based, FIRST <= LAST)");
   });
   if (code >= 0) return code;
   const std::string file = vm["file"].as<std::string>();
@@ -256,6 +310,8 @@ int export_command(const std::vector<std::string>& args) {
     write_file(work / "evidence.json", ev.dump(2) + "\n");
 
     write_file(work / (passed ? "EVIDENCE.md" : "FLAGGED.md"), evidence_markdown(ev, source_name, rel_path));
+    write_file(work / "winner.patch",
+               winner_patch(patch_target_of(vm, run.config, b.tmpl.source), exported, patch_description(ev, is_winner), work));
     publish_output_folder(
         work, out, std::string("galapagos export ") + build_info::version + " from " + std::filesystem::absolute(file).string(),
         out_option);
@@ -273,8 +329,8 @@ int export_command(const std::vector<std::string>& args) {
     report::line("exported FLAGGED to %s (read FLAGGED.md)", out.c_str());
     return 1;
   }
-  report::line("export: %s\nexported to %s: %s, %s.diff, build.sh, reproduce.sh, EVIDENCE.md", verdict_line.c_str(), out.c_str(),
-               source_name.c_str(), source_name.c_str());
+  report::line("export: %s\nexported to %s: %s, %s.diff, winner.patch, build.sh, reproduce.sh, EVIDENCE.md", verdict_line.c_str(),
+               out.c_str(), source_name.c_str(), source_name.c_str());
   return 0;
 }
 

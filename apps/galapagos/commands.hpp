@@ -11,6 +11,7 @@ int resume_command(const std::vector<std::string>& args, int argc, char** argv);
 int eval_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int export_command(const std::vector<std::string>& args);
+int recheck_command(const std::vector<std::string>& args);
 int space_command(const std::vector<std::string>& args);
 int simulate_command(const std::vector<std::string>& args);
 int watch_command(const std::vector<std::string>& args);

@@ -44,6 +44,9 @@ const char* usage =
     "        live summary of a run's results file while it runs; ends with the run (exit 0; 1 when it died unfinished)\n"
     "  compare FILE|DIR ... [--plot FILE.png] [--csv FILE]\n"
     "        one table across runs (a folder: every .h5 in it), a plot with matplotlib\n"
+    "  recheck FILE [--rounds N] [--tolerance T] [--baseline-flags FLAGS]\n"
+    "        rebuild, verify and time the winner against the baselines here again: exit 0 still faster,\n"
+    "        3 no longer faster, 4 no longer correct, 2 usage or bad file (appended to the file's /rechecks)\n"
     "  space FAMILY [--backend B] [--sample N] [--seed S] [--json]\n"
     "        size of a family's parameter space, its constraints and a sample of valid points\n"
     "  version";
@@ -78,7 +81,7 @@ int main(int argc, char** argv) {
   if (cmd == "space") return galapagos::cli::space_command(args);
   if (cmd == "watch") return galapagos::cli::watch_command(args);      // runs no kernels: no Kokkos
   if (cmd == "compare") return galapagos::cli::compare_command(args);  // runs no kernels: no Kokkos
-  if (cmd != "run" && cmd != "eval" && cmd != "resume" && cmd != "export") {
+  if (cmd != "run" && cmd != "eval" && cmd != "resume" && cmd != "export" && cmd != "recheck") {
     galapagos::report::problem("galapagos: unknown command '%s'\n%s", cmd.c_str(), usage);
     return 2;
   }
@@ -91,5 +94,6 @@ int main(int argc, char** argv) {
   if (cmd == "run") return galapagos::cli::run_command(args, argc, argv);
   if (cmd == "resume") return galapagos::cli::resume_command(args, argc, argv);
   if (cmd == "export") return galapagos::cli::export_command(args);
+  if (cmd == "recheck") return galapagos::cli::recheck_command(args);
   return galapagos::cli::eval_command(args);
 }

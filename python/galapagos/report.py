@@ -17,6 +17,7 @@ import tempfile
 from .report_facts import LINEAGE_HEADER, lineage, lineage_after, notes, run_facts, winner_facts
 from .report_plots import PLOTS, axes_json, make_plots
 from .results import ResultsError, load
+from .report_ledger import ledger_sections
 
 
 def _cell(v):
@@ -189,7 +190,7 @@ def main(argv):
         return 2
     try:
         warnings, told = notes(r)
-        page = {"warnings": warnings, "notes": told, "run": run_facts(r), "sections": winner_facts(r, cost),
+        page = {"warnings": warnings, "notes": told, "run": run_facts(r), "sections": winner_facts(r, cost) + ledger_sections(a.file),
                 "lineage": lineage(r), "lineage_after": lineage_after(r), "axes": make_plots(r, work, cost)}
         write_markdown(r, work, page)
         write_html(r, work, page)

@@ -104,6 +104,9 @@ _UNITS_SCHEMA_1 = {
     **dict.fromkeys(("rel_error", "speedup", "roofline_fraction", "best_speedup"), "1"),
     "energy_j": "J", "power_w": "W", "sm_clock_mhz": "MHz", "llc_bytes": "byte", "bandwidth_gbs": "GB/s",
     "peak_gflops": "GFLOP/s", "peak_gflops_f32": "GFLOP/s", "cost": "money", "value": "[unit]",
+    # Columns of /rechecks, newer than schema 1 (its files lack the table; a copy converted to
+    # schema 1's forms keeps it, empty).
+    **dict.fromkeys(("time_p50_s", "time_p99_s", "baseline_median_s"), "s"), "recorded_speedup": "1",
 }
 
 

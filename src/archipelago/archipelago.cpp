@@ -30,6 +30,7 @@
 #include "run/checkpoint.hpp"
 #include "run/final_comparison.hpp"
 #include "run/island_driver.hpp"
+#include "run/ledger.hpp"
 #include "run/progress.hpp"
 #include "run/records.hpp"
 #include "run/setup.hpp"
@@ -163,6 +164,7 @@ namespace {
 
 int search(MPI_Comm comm, const search_start& st) {
   const auto session_t0 = std::chrono::steady_clock::now();
+  run::session_meter meter;  // rank 0: this session's wall time and CPU energy (the ledger)
   const run_overrides& o = st.overrides;
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -540,6 +542,7 @@ int search(MPI_Comm comm, const search_start& st) {
                  session_s > 0 ? 100 * checkpoints->session_s() / session_s : 0.0, session_s);
   };
   if (rank == 0 && !finished) {
+    meter.close(*file, session_group, since_start());
     checkpoints->write(true);
     file->close();
     std::filesystem::remove(working);  // the same as the results file now
@@ -548,12 +551,13 @@ int search(MPI_Comm comm, const search_start& st) {
   } else if (rank == 0) {
     checkpoints->write(true);
     const auto& best = runner.best_row();
+    json winner = nullptr;
     if (!best) {
       report::line("no correct candidate was found: see %s", cfg.out.c_str());
     } else {
-      write_winner(*file, "/winner",
-                   final_comparison(*s, *best, runner.variant_source(best->source_hash),
-                                    groups.mixed() ? groups.kind_of()[0] + " " : "", noise, code));
+      winner = final_comparison(*s, *best, runner.variant_source(best->source_hash),
+                                groups.mixed() ? groups.kind_of()[0] + " " : "", noise, code);
+      write_winner(*file, "/winner", winner);
     }
     for (int leader : other_leaders) {  // the other groups' winners, compared by their leaders
       const json w = json::parse(receive_text(comm, leader));
@@ -563,6 +567,8 @@ int search(MPI_Comm comm, const search_start& st) {
       write_winner(*file, "/winners/" + name, w);
       code = std::max(code, w.at("code").get<int>());
     }
+    meter.close(*file, session_group, since_start());
+    run::write_ledger(*file, cfg, st.plan ? st.plan->session : 0, meter, winner);
     file->flush();
     file->set_attributes("/", {{"finished", true}});
     checkpoints->finish();

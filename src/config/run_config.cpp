@@ -137,7 +137,7 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
   c.text = text;
   const toml::table root = util::parse_toml_text(c.text, origin);
   toml_section s(root, origin, "");
-  s.allow_only({"run", "search", "migration", "eval", "llm", "strategy"});
+  s.allow_only({"run", "search", "migration", "eval", "llm", "strategy", "export"});
   auto run = s.sub("run");
   if (!run) s.fail("run", "missing [run] table (family, backend, out)");
   run->allow_only(
@@ -158,7 +158,37 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
   read_search_tables(s, c);
   if (auto e = s.sub("eval")) read_eval(*e, c.eval, c);
   if (auto l = s.sub("llm")) read_llm(*l, c.llm, file);
+  if (auto x = s.sub("export")) {
+    x->allow_only({"user_file", "begin_marker", "end_marker", "lines"});
+    auto& t = c.export_to;
+    t.user_file_as_written = x->str("user_file", "");
+    if (!t.user_file_as_written.empty()) {
+      t.user_file = t.user_file_as_written;
+      if (t.user_file.is_relative()) t.user_file = file.parent_path() / t.user_file;
+    }
+    t.begin_marker = x->str("begin_marker", "");
+    t.end_marker = x->str("end_marker", "");
+    if (t.begin_marker.empty() != t.end_marker.empty())
+      x->fail(t.begin_marker.empty() ? "begin_marker" : "end_marker", "begin_marker and end_marker go together");
+    const std::string lines = x->str("lines", "");
+    if (!parse_line_range(lines, t.first_line, t.last_line))
+      x->fail("lines", "must be \"FIRST-LAST\" (1-based line numbers, FIRST <= LAST), got \"" + lines + "\"");
+    if (!lines.empty() && !t.begin_marker.empty()) x->fail("lines", "give either lines or begin_marker/end_marker, not both");
+  }
   return c;
+}
+
+bool parse_line_range(const std::string& text, int& first, int& last) {
+  first = last = 0;
+  if (text.empty()) return true;
+  const auto dash = text.find('-');
+  if (dash == std::string::npos || dash == 0 || dash + 1 == text.size()) return false;
+  const std::string a = text.substr(0, dash), b = text.substr(dash + 1);
+  if (a.find_first_not_of("0123456789") != std::string::npos || b.find_first_not_of("0123456789") != std::string::npos ||
+      a.size() > 9 || b.size() > 9)
+    return false;
+  first = std::stoi(a), last = std::stoi(b);
+  return first >= 1 && first <= last;
 }
 
 }  // namespace galapagos::config

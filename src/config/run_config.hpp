@@ -20,6 +20,18 @@ struct stop_rules {
   int stagnant_generations = 0;  // generations in a row without a better best on an island
 };
 
+// Where `galapagos export` writes the winner as a patch ([export], docs/configuration.md): the
+// user's source file and the region of it the winner's code replaces.
+struct export_target {
+  std::filesystem::path user_file;       // empty: the family's template; relative: to the config's folder
+  std::string user_file_as_written;      // as the config spells it (the patch's file name when relative)
+  std::string begin_marker, end_marker;  // the region: the lines between the lines holding them
+  int first_line = 0, last_line = 0;     // or lines first..last (1-based, inclusive); 0: the whole file
+};
+
+// Parses a region "A-B" (1-based lines) or "" into first/last; false when malformed.
+bool parse_line_range(const std::string& text, int& first, int& last);
+
 // The search tables ([search], [strategy], [migration]: budget, seed, ga, strategy,
 // strategy_kinds, migration) come from search_settings, read as `galapagos simulate` reads them.
 struct run_config : search_settings {
@@ -39,6 +51,7 @@ struct run_config : search_settings {
   // The LLM proposer ([llm], docs/llm.md); no models: genomes only. Its budget is the run's,
   // split evenly among the islands.
   propose::llm_settings llm;
+  export_target export_to;  // [export]
 };
 
 // Throws galapagos::error "<file>: <problem>".

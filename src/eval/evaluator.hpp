@@ -89,6 +89,9 @@ struct profile_metric {  // one metric of one kernel launch, as the profiler rep
   double value = 0;
 };
 
+// The fewest timed runs a p99 is given for: below, it would be the slowest run and no more.
+inline constexpr int p99_min_runs = 20;
+
 struct measurement {
   candidate_status status = candidate_status::ok;
   std::string reason;
@@ -99,6 +102,9 @@ struct measurement {
   double setup_time_s = 0;  // the candidate's glp_setup at the fitness size (0 without one)
   double eval_time_s = 0;
   double time_median_s = 0, time_min_s = 0, time_spread_s = 0;
+  // Percentiles of the timed runs: p50 (the median) from any run; p99 from p99_min_runs runs on
+  // (NaN below; interpolated between order statistics like the median, docs/hdf5-schema.md).
+  double time_p50_s = 0.0 / 0.0, time_p99_s = 0.0 / 0.0;
   int repetitions = 0;
   double rel_error = 0;
   double floor_s = 0;        // cost-model floor at the fitness size

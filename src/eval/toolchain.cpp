@@ -26,6 +26,12 @@ gpu_info nvidia_gpus() {
   return g;
 }
 
+std::string nvidia_driver_version() {
+  std::string out;
+  if (run_program({"nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"}, out, 30) != 0) return "";
+  return out.substr(0, out.find('\n'));
+}
+
 int local_device_index(int gpu_count) {
   for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "PMI_LOCAL_RANK"})
     if (const char* v = std::getenv(var)) return gpu_count > 0 ? std::atoi(v) % gpu_count : 0;

@@ -26,6 +26,8 @@ struct gpu_info {
   std::string arch;  // compute capability without the dot, e.g. "90"
 };
 gpu_info nvidia_gpus();
+// The NVIDIA driver's version ("550.54.15"); "" without nvidia-smi or a GPU.
+std::string nvidia_driver_version();
 // The GPU this rank uses: its node-local rank (Open MPI, Slurm, MPICH) modulo the GPU count.
 int local_device_index(int gpu_count);
 

@@ -20,6 +20,23 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
+std::string describe_percentiles(const eval::measurement& m) {
+  std::string out = "p50 " + format_seconds(m.time_p50_s);
+  if (std::isfinite(m.time_p99_s))
+    out += ", p99 " + format_seconds(m.time_p99_s);
+  else
+    out += ", p99 needs " + std::to_string(eval::p99_min_runs) + " runs";
+  return out;
+}
+
+std::string describe_clock(const eval::measurement& m) {
+  if (!std::isfinite(m.sm_clock_mhz)) return "";
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "; SM clock %.0f MHz, %d of %zu runs throttled", m.sm_clock_mhz, m.throttled_runs,
+                m.sm_clocks_mhz.size());
+  return buf;
+}
+
 std::string describe_noise(const search_noise& n, double winner_s, double winner_iqr_s, const std::string& baseline,
                            double baseline_s, double baseline_iqr_s) {
   std::vector<std::string> parts;
@@ -77,7 +94,13 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   std::string fastest_name;
   json numbers = json::object();
   for (std::size_t i = 1; i < ms.size(); ++i) {
-    numbers["baseline_" + b.baselines[i - 1].name + "_median_s"] = ms[i].time_median_s;
+    const std::string key = "baseline_" + b.baselines[i - 1].name;
+    numbers[key + "_median_s"] = ms[i].time_median_s;
+    numbers[key + "_p50_s"] = ms[i].time_p50_s;
+    numbers[key + "_p99_s"] = ms[i].time_p99_s;
+    numbers[key + "_energy_j"] = ms[i].energy_j;
+    numbers[key + "_sm_clock_mhz"] = ms[i].sm_clock_mhz;
+    numbers[key + "_throttled_runs"] = ms[i].throttled_runs;
     if (ms[i].status == eval::candidate_status::ok && ms[i].time_median_s < fastest) {
       fastest = ms[i].time_median_s;
       fastest_iqr = ms[i].time_spread_s;
@@ -112,6 +135,8 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
        std::initializer_list<std::pair<const char*, double>>{{"time_median_s", w.time_median_s},
                                                              {"time_min_s", w.time_min_s},
                                                              {"time_spread_s", w.time_spread_s},
+                                                             {"time_p50_s", m.time_p50_s},
+                                                             {"time_p99_s", m.time_p99_s},
                                                              {"speedup", speedup},
                                                              {"search_speedup", best.speedup},
                                                              {"baseline_drift", drift},
@@ -133,13 +158,15 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
     report::line("  the winner failed its final check: %s: %s", eval::status_name(m.status), m.reason.c_str());
     failed = 1;
   } else {
-    report::line("  time %s (min %s, IQR %s, %d interleaved runs)", format_seconds(m.time_median_s).c_str(),
-                 format_seconds(m.time_min_s).c_str(), format_seconds(m.time_spread_s).c_str(), m.repetitions);
+    report::line("  time %s (min %s, IQR %s, %s, %d interleaved runs)%s", format_seconds(m.time_median_s).c_str(),
+                 format_seconds(m.time_min_s).c_str(), format_seconds(m.time_spread_s).c_str(), describe_percentiles(m).c_str(),
+                 m.repetitions, describe_clock(m).c_str());
     report::line("  speedup %.2fx over %s (%s), final interleaved; search-time %.2fx; roofline fraction %.0f%%", speedup,
                  fastest_name.c_str(), format_seconds(fastest).c_str(), best.speedup, 100 * m.roofline_fraction());
     for (std::size_t i = 1; i < ms.size(); ++i)
-      report::line("  baseline %s: %s, roofline fraction %.0f%%", b.baselines[i - 1].name.c_str(),
-                   format_seconds(ms[i].time_median_s).c_str(), 100 * ms[i].roofline_fraction());
+      report::line("  baseline %s: %s (%s), roofline fraction %.0f%%%s", b.baselines[i - 1].name.c_str(),
+                   format_seconds(ms[i].time_median_s).c_str(), describe_percentiles(ms[i]).c_str(),
+                   100 * ms[i].roofline_fraction(), describe_clock(ms[i]).c_str());
     report::line("  roofline fractions: of the cost model's floor at %s", s.evaluator->describe_ceilings().c_str());
     if (beat == 0)
       report::line("  no candidate beat %s: the best one takes %.2fx its time; keep %s", fastest_name.c_str(), 1 / speedup,

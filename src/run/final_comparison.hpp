@@ -30,6 +30,11 @@ constexpr double drift_limit = 1.2, probe_limit = 1.25;
 std::string describe_noise(const search_noise& n, double winner_s, double winner_iqr_s, const std::string& baseline,
                            double baseline_s, double baseline_iqr_s);
 
+// "p50 1.2 ms, p99 1.9 ms" (p99 only from eval::p99_min_runs timed runs), and on GPUs
+// "; SM clock 1980 MHz, 0 of 30 runs throttled": what stands beside every timing figure.
+std::string describe_percentiles(const eval::measurement& m);
+std::string describe_clock(const eval::measurement& m);
+
 // Times the winner `best` (its variant's text, empty for the template) against the baselines.
 // Prints it (titled by `group` in a mixed job) with one warning when `noise` says the node's
 // measurements moved, and returns what /winner holds: {"strings": {...}, "numbers": {...},

@@ -192,7 +192,8 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
     m.reason = r.reason;
     m.source_hash = r.source_hash;
     m.time_median_s = r.time_median_s;
-    progress_.candidate(rank, static_cast<long long>(r.id), r.status, r.reason, r.time_median_s, r.params);
+    progress_.candidate(rank, static_cast<long long>(r.id), r.status, r.reason, r.time_median_s, r.params, r.sm_clock_mhz,
+                        r.throttled_runs);
     return {std::move(m), r.id};
   }
   {
@@ -223,7 +224,8 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
     batch_.sources.emplace_back(variants_[0].hash, variants_[0].text);
     sources_sent_ = true;
   }
-  progress_.candidate(rank, static_cast<long long>(r.id), r.status, m.reason, m.time_median_s, r.params);
+  progress_.candidate(rank, static_cast<long long>(r.id), r.status, m.reason, m.time_median_s, r.params, r.sm_clock_mhz,
+                      r.throttled_runs);
   drain_records();
   return {std::move(m), r.id};
 }
@@ -280,7 +282,8 @@ void island_driver::impl::report_generation(double wall_s) {
   if (report::level() == verbosity::verbose)  // this generation's correct candidates (failures are shown as they fail)
     for (const auto& c : batch_.candidates)
       if (c.island == rank && c.generation == gen && eval::stored_ok(c.status))
-        progress_.candidate(rank, static_cast<long long>(c.id), c.status, c.reason, c.time_median_s, c.params);
+        progress_.candidate(rank, static_cast<long long>(c.id), c.status, c.reason, c.time_median_s, c.params, c.sm_clock_mhz,
+                            c.throttled_runs);
   progress_.generation({rank, gen, evaluated_, failed_, s_.config.budget, best_time_, speedup, best_baseline_name_, wall_s});
   if (static_cast<int>(island_.evaluated()) >= s_.config.budget) progress_.finish();  // what follows starts a line
 }

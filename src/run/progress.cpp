@@ -94,9 +94,12 @@ void progress_display::generation(const generation_status& s) {
 }
 
 void progress_display::candidate(int island, long long id, const std::string& status, const std::string& reason, double time_s,
-                                 const std::string& params) {
+                                 const std::string& params, double sm_clock_mhz, int throttled_runs) {
+  char clock[96] = "";
+  if (std::isfinite(sm_clock_mhz) && sm_clock_mhz > 0)
+    std::snprintf(clock, sizeof clock, " (SM clock %.0f MHz, %d runs throttled)", sm_clock_mhz, throttled_runs);
   if (eval::stored_ok(status))
-    report::detail("island %d: candidate %lld ok: %s %s", island, id, format_seconds(time_s).c_str(), params.c_str());
+    report::detail("island %d: candidate %lld ok: %s%s %s", island, id, format_seconds(time_s).c_str(), clock, params.c_str());
   else
     report::progress("island %d: candidate %lld %s: %s", island, id, status.c_str(), reason.substr(0, 200).c_str());
 }

@@ -42,9 +42,10 @@ class progress_display {
   static progress_display for_rank(int rank, verbosity v);
 
   void generation(const generation_status& s);
-  // One evaluated candidate: failures are shown unless quiet, correct ones only when verbose.
+  // One evaluated candidate: failures are shown unless quiet, correct ones only when verbose
+  // (on GPUs with the SM clock and the throttled runs beside the time).
   void candidate(int island, long long id, const std::string& status, const std::string& reason, double time_s,
-                 const std::string& params);
+                 const std::string& params, double sm_clock_mhz = 0.0 / 0.0, int throttled_runs = 0);
   // Ends the live line so that what follows starts on a line of its own.
   void finish();
 

@@ -239,6 +239,42 @@ struct table_def<machine_row> {
   });
 };
 
+template <>
+struct table_def<recheck_row> {
+  using R = recheck_row;
+  static constexpr const char* name = "rechecks";
+  static constexpr const char* description =
+      "One row per `galapagos recheck`: the winner rebuilt, verified and timed interleaved with the baselines again on "
+      "the machine named, and the verdict.";
+  static constexpr auto fields = std::to_array<field<R>>({
+      {"utc", &R::utc, ""},
+      {"host", &R::host, ""},
+      {"cpu_model", &R::cpu_model, ""},
+      {"gpu", &R::gpu, ""},
+      {"driver", &R::driver, ""},
+      {"compiler", &R::compiler, ""},
+      {"galapagos_version", &R::galapagos_version, ""},
+      {"git_revision", &R::git_revision, ""},
+      {"changes", &R::changes, ""},
+      {"candidate_id", &R::candidate_id, ""},
+      {"status", &R::status, ""},
+      {"reason", &R::reason, ""},
+      {"time_median_s", &R::time_median_s, "s"},
+      {"time_p50_s", &R::time_p50_s, "s"},
+      {"time_p99_s", &R::time_p99_s, "s"},
+      {"time_spread_s", &R::time_spread_s, "s"},
+      {"repetitions", &R::repetitions, "count"},
+      {"fastest_baseline", &R::fastest_baseline, ""},
+      {"baseline_median_s", &R::baseline_median_s, "s"},
+      {"speedup", &R::speedup, "1"},
+      {"recorded_speedup", &R::recorded_speedup, "1"},
+      {"sm_clock_mhz", &R::sm_clock_mhz, "MHz"},
+      {"energy_j", &R::energy_j, "J"},
+      {"throttled_runs", &R::throttled_runs, "count"},
+      {"verdict", &R::verdict, ""},
+  });
+};
+
 }  // namespace detail
 
 using detail::check;
@@ -253,7 +289,7 @@ struct results_file::impl {
   std::tuple<detail::table<candidate_row>, detail::table<baseline_row>, detail::table<baseline_timing_row>,
              detail::table<population_row>, detail::table<migration_row>, detail::table<generation_row>,
              detail::table<machine_row>, detail::table<profile_row>, detail::table<llm_call_row>,
-             detail::table<orchestration_row>>
+             detail::table<orchestration_row>, detail::table<recheck_row>>
       tables;
 
   // Wraps a new identifier, throwing when it is invalid.
@@ -457,6 +493,7 @@ void results_file::append(const std::vector<population_row>& rows) { impl_->appe
 void results_file::append(const std::vector<migration_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<generation_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<machine_row>& rows) { impl_->append(rows); }
+void results_file::append(const std::vector<recheck_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<orchestration_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<baseline_timing_row>& rows) { impl_->append(rows); }
 void results_file::append(const std::vector<profile_row>& rows) { impl_->append(rows); }

@@ -130,6 +130,22 @@ struct machine_row {  // the hardware probe of the node an island ran on
   double peak_gflops_f32 = 0;  // float32 (BLAS sgemm)
 };
 
+struct recheck_row {  // one `galapagos recheck` of the run's winner, on the machine it ran on
+  std::string utc, host, cpu_model, gpu, driver, compiler, galapagos_version, git_revision;
+  std::string changes;  // what the recheck was told to change (JSON: tolerance, baseline_flags); "{}": nothing
+  std::int64_t candidate_id = -1;
+  std::string status, reason;  // the winner's check now
+  double time_median_s = 0, time_p50_s = 0, time_p99_s = 0, time_spread_s = 0;
+  std::int32_t repetitions = 0;
+  std::string fastest_baseline;
+  double baseline_median_s = 0;
+  double speedup = 0;                     // fastest baseline's median / the winner's, now (NaN: the winner failed)
+  double recorded_speedup = 0;            // /winner speedup as the run recorded it
+  double sm_clock_mhz = 0, energy_j = 0;  // GPUs (NaN otherwise)
+  std::int32_t throttled_runs = 0;
+  std::string verdict;  // still_faster, no_longer_faster, no_longer_correct
+};
+
 class results_file {
  public:
   // Creates (truncates) the file and writes the root attributes, and schema_version. Throws
@@ -152,6 +168,7 @@ class results_file {
   void append(const std::vector<orchestration_row>& rows);
   void append(const std::vector<profile_row>& rows);
   void append(const std::vector<llm_call_row>& rows);
+  void append(const std::vector<recheck_row>& rows);
   // Stores a source text once under /sources/<hash> (no-op if present).
   void add_source(const std::string& hash, const std::string& text);
   // Writes (or replaces) attributes of a group, creating it (e.g. "/winner"), each in the HDF5

@@ -50,7 +50,8 @@ with h5py.File(results, "r") as f:
     winner_id = int(f["winner"].attrs["candidate_id"])
     winner_params = json.loads(f["winner"].attrs["params"])
 names = sorted(os.listdir(pkg))
-want = [".galapagos-output", "EVIDENCE.md", "build.sh", "config.toml", "evidence.json", "reproduce.sh", "stencil3d7.cpp", "stencil3d7.cpp.diff"]
+want = [".galapagos-output", "EVIDENCE.md", "build.sh", "config.toml", "evidence.json", "reproduce.sh", "stencil3d7.cpp", "stencil3d7.cpp.diff",
+        "winner.patch"]
 if names != want:
     fail(f"package files {names}, expected {want}")
 mask = os.umask(0)
