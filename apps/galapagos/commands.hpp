@@ -13,5 +13,7 @@ int report_command(const std::vector<std::string>& args);
 int export_command(const std::vector<std::string>& args);
 int space_command(const std::vector<std::string>& args);
 int simulate_command(const std::vector<std::string>& args);
+// family new NAME [--dir DIR] | family check NAME [--dir DIR] (cmd_family.cpp)
+int family_command(const std::vector<std::string>& args);
 
 }  // namespace galapagos::cli

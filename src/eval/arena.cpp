@@ -11,7 +11,7 @@
 
 namespace galapagos::eval {
 
-arena::arena(std::size_t bytes) : bytes_(align(bytes == 0 ? 1 : bytes)) {
+arena::arena(std::size_t bytes, std::size_t misalign) : misalign_(misalign), bytes_(align(bytes == 0 ? 1 : bytes)) {
   fd_ = memfd_create("galapagos-arena", MFD_CLOEXEC);
   if (fd_ < 0) throw error("shared arena", std::string("memfd_create failed: ") + std::strerror(errno));
   if (ftruncate(fd_, static_cast<off_t>(bytes_)) != 0) {

@@ -10,7 +10,9 @@ namespace galapagos::eval {
 
 class arena {
  public:
-  explicit arena(std::size_t bytes);  // throws galapagos::error when memory is short
+  // misalign: every argument's slot starts this many bytes past a page boundary (0: aligned), so
+  // that a check can hand candidates pointers that no vector width divides (`family check`).
+  explicit arena(std::size_t bytes, std::size_t misalign = 0);  // throws galapagos::error when memory is short
   arena(const arena&) = delete;
   arena& operator=(const arena&) = delete;
   ~arena();
@@ -19,12 +21,17 @@ class arena {
   std::size_t bytes() const { return bytes_; }
   int fd() const { return fd_; }
   static std::size_t align(std::size_t n) { return (n + 4095) & ~std::size_t{4095}; }
+  // Bytes one argument of n bytes takes in an arena of this misalignment (its slot starts
+  // `misalign` bytes in and ends on a page boundary).
+  static std::size_t slot_bytes(std::size_t n, std::size_t misalign) { return align(n + misalign); }
+  std::size_t misalign() const { return misalign_; }
   // Which problem staged its inputs here last (problems of several sizes share one arena).
   void staged_by(const void* problem) { staged_by_ = problem; }
   const void* staged_by() const { return staged_by_; }
 
  private:
   const void* staged_by_ = nullptr;
+  std::size_t misalign_ = 0;
   int fd_ = -1;
   std::byte* data_ = nullptr;
   std::size_t bytes_ = 0;

@@ -95,9 +95,10 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   fitness_spec_ = fit.generator_spec;
   std::vector<families::sizes> accept;
   for (const auto& a : f.accept_sizes) accept.push_back(resolve(a));
-  std::size_t bytes = problem::arena_bytes(f, fitness_);
-  for (const auto& s : accept) bytes = std::max(bytes, problem::arena_bytes(f, s));
-  arena_ = std::make_unique<arena>(bytes);
+  const std::size_t misalign = settings_.checks.misalign_bytes;
+  std::size_t bytes = problem::arena_bytes(f, fitness_, misalign);
+  for (const auto& s : accept) bytes = std::max(bytes, problem::arena_bytes(f, s, misalign));
+  arena_ = std::make_unique<arena>(bytes, misalign);
   const generator_fns* gen = f.generator_source.empty() ? nullptr : &generator_;
   family_code_ = std::make_unique<family_process>(f, &problem::serve);
   for (std::size_t i = 0; i < accept.size(); ++i)

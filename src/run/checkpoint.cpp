@@ -181,8 +181,8 @@ void checkpoint_writer::write(bool announce) {
     announced_ = gen;
     if (announce)
       report::line("checkpoint written: generation %d, %s", gen, target_.c_str());
-    else if (!status_line_)
-      report::progress("checkpoint written: generation %d, %s", gen, target_.c_str());
+    else if (!status_line_)  // routine checkpoints: only with --verbose
+      report::detail("checkpoint written: generation %d, %s", gen, target_.c_str());
   }
 }
 

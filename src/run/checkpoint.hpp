@@ -72,7 +72,7 @@ struct run_settings {
 class checkpoint_writer {
  public:
   // status_line: a live status line shows the progress, so checkpoints are announced only when
-  // write() is asked to (otherwise each new generation's is, unless --quiet).
+  // write() is asked to (otherwise each new generation's is, with --verbose only).
   checkpoint_writer(store::results_file& working, std::filesystem::path target, int islands, bool status_line);
   // The state that came with an island's records (snapshot JSON), or one restored from a file.
   void note(const std::string& snapshot_json);
