@@ -68,10 +68,11 @@ void write_text(const std::filesystem::path& file, const std::string& text) {
 std::string first_problem(const std::string& output, const std::string& fallback) {
   std::istringstream in(output);
   std::string line;
-  while (std::getline(in, line))
-    if (line.find("ERROR: AddressSanitizer") != std::string::npos || line.find("error:") != std::string::npos ||
-        line.find("glp_kernel returned") != std::string::npos)
-      return line;
+  while (std::getline(in, line)) {
+    const auto asan = line.find("AddressSanitizer: ");
+    if (asan != std::string::npos) return line.substr(asan, line.find(" at pc ") - asan);  // without the registers
+    if (line.find("error:") != std::string::npos || line.find("glp_kernel returned") != std::string::npos) return line;
+  }
   return fallback;
 }
 

@@ -26,10 +26,11 @@ int family_command(const std::vector<std::string>& args) {
     return help ? 0 : 2;
   }
   po::options_description opts(what == "new" ? "galapagos family new NAME" : "galapagos family check NAME");
-  opts.add_options()("help,h", "this help")("dir", po::value<std::string>(),
-                                            what == "new" ? "the folder to write NAME/ into (default: the current folder)"
-                                                          : "look for DIR/NAME/family.toml first");
-  if (what == "check") opts.add_options()("backend", po::value<std::string>()->default_value("cpu"), "the backend to check (cpu)");
+  opts.add_options()("help,h", "this help")(
+      "dir", po::value<std::string>(),
+      what == "new" ? "the folder to write NAME/ into (default: the current folder)" : "look for DIR/NAME/family.toml first");
+  if (what == "check")
+    opts.add_options()("backend", po::value<std::string>()->default_value("cpu"), "the backend to check (cpu)");
   po::variables_map vm;
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   const int code = parse_command_line("family " + what, rest, opts, "name", vm, [](const po::variables_map& given) {

@@ -92,9 +92,7 @@ class checklist {
     report::line("%s %s: %s", ok ? "ok  " : "FAIL", check.c_str(), detail.c_str());
     failed_ += ok ? 0 : 1;
   }
-  void note(const std::string& check, const std::string& detail) {
-    report::line("note %s: %s", check.c_str(), detail.c_str());
-  }
+  void note(const std::string& check, const std::string& detail) { report::line("note %s: %s", check.c_str(), detail.c_str()); }
   int failed() const { return failed_; }
 
  private:
@@ -146,8 +144,8 @@ int check_family(const std::string& name, const std::vector<std::filesystem::pat
     std::size_t misalign;
   };
   std::vector<eval::build_request> requests;  // the points as the evaluator builds them
-  for (const run_kind& k : {run_kind{"extremes (1 thread)", 1, 0}, run_kind{"extremes (3 threads)", 3, 0},
-                            run_kind{"misaligned pointers", 3, 8}}) {
+  for (const run_kind& k :
+       {run_kind{"extremes (1 thread)", 1, 0}, run_kind{"extremes (3 threads)", 3, 0}, run_kind{"misaligned pointers", 3, 8}}) {
     eval::evaluator ev(fam, backend, check_settings(fam, k.threads, k.misalign), limits, secret);
     if (requests.empty()) {
       std::string failed;

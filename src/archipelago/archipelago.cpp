@@ -462,7 +462,7 @@ int search(MPI_Comm comm, const search_start& st) {
       report::line("resuming %s: session %d, islands at generations %s, baselines measured again%s", cfg.out.c_str(), session,
                    (generations + "]").c_str(), s->replay ? " (replayed)" : "");
     }
-    checkpoints->write(true);
+    checkpoints->write(run::checkpoint_writer::announce::verbose);
     const double startup_s = since_start();
     file->set_attribute(group, "startup_s", startup_s);
     report::line("start-up: %.1f s (machine probe %s %.1f s, template build check %.1f s, baselines %.1f s)", startup_s,
@@ -549,13 +549,13 @@ int search(MPI_Comm comm, const search_start& st) {
                  session_s > 0 ? 100 * checkpoints->session_s() / session_s : 0.0, session_s);
   };
   if (rank == 0 && !finished) {
-    checkpoints->write(true);
+    checkpoints->write(run::checkpoint_writer::announce::shown);
     file->close();
     std::filesystem::remove(working);  // the same as the results file now
     report_checkpoints();
     report::line("stopped: every island is checkpointed; continue with: galapagos resume %s", cfg.out.c_str());
   } else if (rank == 0) {
-    checkpoints->write(true);
+    checkpoints->write(run::checkpoint_writer::announce::verbose);
     const auto& best = runner.best_row();
     if (!best) {
       report::line("no correct candidate was found: see %s", cfg.out.c_str());

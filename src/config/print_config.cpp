@@ -1,6 +1,9 @@
 // `galapagos run --print-config`: the config as the run would use it, every default filled in.
-#include <sstream>
 #include <toml++/toml.h>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
 
 #include "config/run_config.hpp"
 
@@ -53,6 +56,31 @@ toml::table llm_table(const propose::llm_settings& l) {
                      {"prompts", l.system_prompt.parent_path().string()},
                      {"notes", paths(l.notes)},
                      {"models", models}};
+}
+
+// toml++ prints a double with 17 significant digits (0.20000000000000001); this rewrites each
+// `key = <float>` line with the shortest text that reads back as the same double (0.2).
+std::string shortest_floats(const std::string& text) {
+  std::istringstream in(text);
+  std::ostringstream out;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto eq = line.find(" = ");
+    if (eq != std::string::npos && line.find_first_of(".eE", eq) != std::string::npos) {
+      const std::string value = line.substr(eq + 3);
+      char* end = nullptr;
+      const double v = std::strtod(value.c_str(), &end);
+      if (!value.empty() && *end == '\0' && std::isfinite(v)) {
+        char buf[64];
+        const auto r = std::to_chars(buf, buf + sizeof buf, v);
+        std::string shortest(buf, r.ptr);
+        if (shortest.find_first_of(".e") == std::string::npos) shortest += ".0";  // still a float
+        line = line.substr(0, eq + 3) + shortest;
+      }
+    }
+    out << line << "\n";
+  }
+  return out.str();
 }
 
 }  // namespace
@@ -122,10 +150,12 @@ std::string resolved_config_toml(const run_config& c) {
                            {"profile_elites", ev.profile_elites}}},
   };
   if (c.llm.enabled()) root.insert("llm", llm_table(c.llm));
+  std::ostringstream table;
+  table << root;
   std::ostringstream os;
   os << "# " << c.file.string() << " as the run would use it, every default filled in\n"
      << "# (eval.cache_dir \"\": the default cache; eval.reference_timeout_s 0 and compile_jobs -1: automatic)\n"
-     << root << "\n";
+     << shortest_floats(table.str());
   return os.str();
 }
 

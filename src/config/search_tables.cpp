@@ -24,9 +24,8 @@ void check(const toml_section& s, const core::strategy_settings& settings) {
 }
 
 void read_search(const toml_section& s, search_settings& out) {
-  s.allow_only(
-      {"budget", "seed", "population", "offspring", "elite", "tournament", "crossover_rate", "mutation_rate", "max_tries",
-       "objective"});
+  s.allow_only({"budget", "seed", "population", "offspring", "elite", "tournament", "crossover_rate", "mutation_rate",
+                "max_tries", "objective"});
   if (s.has("objective")) {
     const auto o = core::parse_objective(s.str("objective"));
     if (!o) s.fail("objective", "must be \"time\", \"energy\" or \"edp\" (energy x time), got '" + s.str("objective") + "'");

@@ -23,9 +23,7 @@ std::optional<objective> parse_objective(const std::string& text) {
   return std::nullopt;
 }
 
-const char* fitness_unit(objective o) {
-  return o == objective::time ? "s" : o == objective::energy ? "J" : "J*s";
-}
+const char* fitness_unit(objective o) { return o == objective::time ? "s" : o == objective::energy ? "J" : "J*s"; }
 
 bool needs_energy(objective o) { return o != objective::time; }
 

@@ -80,7 +80,8 @@ void toml_section::allow_only(std::initializer_list<const char*> allowed) const 
       std::string list;
       for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
       const std::string near = nearest_key(key, allowed);
-      fail(key, "unknown key" + (near.empty() ? std::string() : "; did you mean '" + near + "'?") + " (allowed here: " + list + ")");
+      fail(key,
+           "unknown key" + (near.empty() ? std::string() : "; did you mean '" + near + "'?") + " (allowed here: " + list + ")");
     }
   }
 }
