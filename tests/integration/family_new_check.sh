@@ -10,7 +10,6 @@ set -u
 galapagos=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export GALAPAGOS_CACHE=$work/cache
 failures=0
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 
