@@ -25,6 +25,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ DESTINATION ${GALAPAGOS_INSTALL_
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/summarize_results.py ${PROJECT_SOURCE_DIR}/tools/export_tuner_formats.py
         DESTINATION ${GALAPAGOS_INSTALL_DATADIR}/tools)
 
+# Bash completion of the subcommands and their options, where bash-completion looks for it.
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/bash-completion/galapagos DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+
 set(GALAPAGOS_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/galapagos")
 install(EXPORT galapagos_targets NAMESPACE galapagos:: FILE galapagos-targets.cmake DESTINATION ${GALAPAGOS_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/galapagos-config.cmake.in

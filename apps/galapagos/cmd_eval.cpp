@@ -67,7 +67,17 @@ int eval_command(const std::vector<std::string>& args) {
       for (const auto& kv : vm["param"].as<std::vector<std::string>>()) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0) throw error("--param " + kv, "expected K=V");
-        c.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+        const std::string name = kv.substr(0, eq);
+        std::string known;
+        bool found = false;
+        for (const auto& p : b.params) {
+          known += (known.empty() ? "" : ", ") + p.name;
+          found = found || p.name == name;
+        }
+        if (!found)
+          throw error("--param " + kv, "family " + fam.name + " (" + backend + ") has no parameter '" + name +
+                                           "' (its parameters: " + known + ")");
+        c.params[name] = kv.substr(eq + 1);
       }
     eval::set_reference_time_limit(settings.timeout_s, reference_timeout_s);
     const auto probe = eval::probe_machine();

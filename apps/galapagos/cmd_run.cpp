@@ -6,6 +6,7 @@
 
 #include "archipelago/archipelago.hpp"
 #include "commands.hpp"
+#include "config/run_config.hpp"
 #include "options.hpp"
 #include "util/report.hpp"
 
@@ -59,6 +60,24 @@ void take_stop_options(const po::variables_map& vm, archipelago::run_overrides& 
   if (vm.count("stagnant-generations")) o.stagnant_generations = vm["stagnant-generations"].as<int>();
 }
 
+// --print-config: the resolved config on stdout, exit 0; a bad config: one line, exit 2.
+int print_config(const std::string& file, const archipelago::run_overrides& o) {
+  try {
+    auto c = config::load_run_config(file);
+    if (o.out) c.out = *o.out;
+    if (o.budget) c.budget = *o.budget;
+    if (o.seed) c.seed = *o.seed;
+    if (o.time_limit_s) c.stop.time_limit_s = *o.time_limit_s;
+    if (o.target_roofline) c.stop.target_roofline = *o.target_roofline;
+    if (o.stagnant_generations) c.stop.stagnant_generations = *o.stagnant_generations;
+    report::line("%s", config::resolved_config_toml(c).c_str());
+  } catch (const std::exception& e) {
+    report::problem("galapagos run: %s", e.what());
+    return 2;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args, int argc, char** argv) {
@@ -69,7 +88,8 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
       "verbose", "every candidate, and one plain line per generation even on a terminal")(
       "replay", po::value<std::string>(), "serve measurements from this recorded results file instead of measuring")(
       "replay-delay", po::value<double>(), "seconds each replayed evaluation takes (default 0)")(
-      "force", "replace an existing galapagos results file at the --out path (never any other file)");
+      "force", "replace an existing galapagos results file at the --out path (never any other file)")(
+      "print-config", "print the config as the run would use it (every default filled in, the options above applied) and exit");
   add_stop_options(opts);
   po::variables_map vm;
   const int code = parse_command_line("run", args, opts, "config", vm, [](const po::variables_map& given) {
@@ -89,6 +109,7 @@ int run_command(const std::vector<std::string>& args, int argc, char** argv) {
   if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
   take_stop_options(vm, o);
   if (!configure_console("run", vm)) return 2;
+  if (vm.count("print-config")) return print_config(vm["config"].as<std::string>(), o);
   if (vm.count("replay")) o.replay = vm["replay"].as<std::string>();
   if (vm.count("replay-delay")) {
     o.replay_delay_s = vm["replay-delay"].as<double>();

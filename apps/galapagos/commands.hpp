@@ -16,5 +16,7 @@ int space_command(const std::vector<std::string>& args);
 int simulate_command(const std::vector<std::string>& args);
 int watch_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
+// family new NAME [--dir DIR] | family check NAME [--dir DIR] (cmd_family.cpp)
+int family_command(const std::vector<std::string>& args);
 
 }  // namespace galapagos::cli

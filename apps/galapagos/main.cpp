@@ -49,6 +49,10 @@ const char* usage =
     "        3 no longer faster, 4 no longer correct, 2 usage or bad file (appended to the file's /rechecks)\n"
     "  space FAMILY [--backend B] [--sample N] [--seed S] [--json]\n"
     "        size of a family's parameter space, its constraints and a sample of valid points\n"
+    "  family new NAME [--dir DIR] | family check NAME [--dir DIR] [--backend cpu]\n"
+    "        write a minimal working family; check a family (extremes, threads, misaligned pointers, ASan)\n"
+    "  help [COMMAND]\n"
+    "        this list, or a command's options (the same as COMMAND --help)\n"
     "  version";
 
 }  // namespace
@@ -70,18 +74,28 @@ int main(int argc, char** argv) {
   // Candidates run as the same user: without this they could read the expected outputs out of
   // this process through /proc/<pid>/mem.
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  const std::string cmd = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
-  if (cmd == "version" || cmd == "--version") {
-    galapagos::report::line("galapagos %s (%s)", galapagos::build_info::version, galapagos::build_info::git_revision);
-    return 0;
+  std::string cmd = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (cmd == "help") {  // `galapagos help CMD` is `galapagos CMD --help`
+    if (args.empty() || args[0] == "help") {
+      galapagos::report::line("%s", usage);
+      return 0;
+    }
+    cmd = args[0];
+    args = {"--help"};
   }
+  if (cmd == "--version") cmd = "version";
   if (cmd == "simulate") return galapagos::cli::simulate_command(args);  // runs no kernels: no Kokkos
   if (cmd == "report") return galapagos::cli::report_command(args);      // runs no kernels: no Kokkos
   if (cmd == "space") return galapagos::cli::space_command(args);
   if (cmd == "watch") return galapagos::cli::watch_command(args);      // runs no kernels: no Kokkos
   if (cmd == "compare") return galapagos::cli::compare_command(args);  // runs no kernels: no Kokkos
-  if (cmd != "run" && cmd != "eval" && cmd != "resume" && cmd != "export" && cmd != "recheck") {
+  if (cmd == "version") {
+    galapagos::report::line(args.empty() ? "galapagos %s (%s)" : "usage: galapagos version (prints %s and the git revision %s)",
+                            galapagos::build_info::version, galapagos::build_info::git_revision);
+    return 0;
+  }
+  if (cmd != "run" && cmd != "eval" && cmd != "resume" && cmd != "export" && cmd != "recheck" && cmd != "family") {
     galapagos::report::problem("galapagos: unknown command '%s'\n%s", cmd.c_str(), usage);
     return 2;
   }
@@ -95,5 +109,6 @@ int main(int argc, char** argv) {
   if (cmd == "resume") return galapagos::cli::resume_command(args, argc, argv);
   if (cmd == "export") return galapagos::cli::export_command(args);
   if (cmd == "recheck") return galapagos::cli::recheck_command(args);
+  if (cmd == "family") return galapagos::cli::family_command(args);
   return galapagos::cli::eval_command(args);
 }

@@ -226,6 +226,8 @@ def run_facts(r):
     wall = r.generations.groupby("island").wall_time_s.max().max() if not r.generations.empty else float("nan")
     rows = [("family / backend", f"{a.get('family')} / {a.get('backend')}"),
             ("fitness problem", str(a.get("fitness_size", "-"))),
+            # what the search minimised; files written before objectives existed minimised time
+            ("objective", f"{a.get('objective', 'time')} per call ({a.get('fitness_unit', 's')})"),
             ("islands", str(a.get("islands", "-"))), ("seed", str(a.get("seed", "-"))),
             ("galapagos", f"{a.get('galapagos_version')} ({a.get('git_revision')})"),
             ("created", str(a.get("created_utc", "-"))),

@@ -148,7 +148,10 @@ def _units(ds, version):
             units = None
         if isinstance(units, dict):
             return units
-    return {c: _UNITS_SCHEMA_1.get(c, "") for c in (ds.dtype.names or ())}
+    units = {c: _UNITS_SCHEMA_1.get(c, "") for c in (ds.dtype.names or ())}
+    if ds.name == "/candidates" and "fitness" in units:  # the objective's unit, a root attribute
+        units["fitness"] = "[/fitness_unit]"
+    return units
 
 
 def _frame(ds, name):

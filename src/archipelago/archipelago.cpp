@@ -215,6 +215,12 @@ int search(MPI_Comm comm, const search_start& st) {
     const std::uint64_t secret = (std::uint64_t{rd()} << 32) ^ rd();
     eval::set_reference_time_limit(s->config.eval.timeout_s, s->config.reference_timeout_s);
     s->evaluator = std::make_unique<eval::evaluator>(s->family, s->config.backend, s->config.eval, s->probe.limits(), secret);
+    // An energy objective needs the board's energy counter (NVML): without it every candidate's
+    // fitness would be unknown.
+    if (core::needs_energy(s->config.objective) && !s->replay && s->evaluator->device_name().empty())
+      throw error(s->config.file.string(), std::string("key 'search.objective': '") + core::to_string(s->config.objective) +
+                                               "' needs the GPU's energy counter, and NVML does not report one on this node: "
+                                               "use objective = \"time\"");
     template_s = since_start();
     if (!s->replay) check_template_builds(*s);
     template_s = since_start() - template_s;
@@ -392,6 +398,8 @@ int search(MPI_Comm comm, const search_start& st) {
                                                        {"hdf5_flavor", build_info::hdf5_flavor},
                                                        {"islands", size},
                                                        {"seed", static_cast<std::int64_t>(cfg.seed)},
+                                                       {"objective", core::to_string(cfg.objective)},
+                                                       {"fitness_unit", core::fitness_unit(cfg.objective)},
                                                        {"migration_targets", json(all_targets).dump()},
                                                        {"island_kinds", json(groups.kind_of()).dump()}}));
     std::vector<store::machine_row> machines;
@@ -427,6 +435,7 @@ int search(MPI_Comm comm, const search_start& st) {
                                  {"replay", s->settings.replay},
                                  {"resumed_from_generations", generations + "]"},
                                  {"fastest_baseline", best_name},
+                                 {"objective", core::to_string(cfg.objective)},
                                  {"machine_probe", probe_origin}});
     file->set_attribute(group, "baselines_first_row", st.plan ? st.plan->baseline_rows : 0);
     file->set_attribute(group, "baselines_rows", static_cast<std::int64_t>(rows.size()));
@@ -455,7 +464,7 @@ int search(MPI_Comm comm, const search_start& st) {
       report::line("resuming %s: session %d, islands at generations %s, baselines measured again%s", cfg.out.c_str(), session,
                    (generations + "]").c_str(), s->replay ? " (replayed)" : "");
     }
-    checkpoints->write(true);
+    checkpoints->write(run::checkpoint_writer::announce::verbose);
     const double startup_s = since_start();
     file->set_attribute(group, "startup_s", startup_s);
     report::line("start-up: %.1f s (machine probe %s %.1f s, template build check %.1f s, baselines %.1f s)", startup_s,
@@ -522,7 +531,7 @@ int search(MPI_Comm comm, const search_start& st) {
         if (text.empty()) continue;
         const json j = json::parse(text);
         const auto c = j.at("row").get<store::candidate_row>();
-        if (!best || c.time_median_s < best->time_median_s || (c.time_median_s == best->time_median_s && c.id < best->id)) {
+        if (!best || c.fitness < best->fitness || (c.fitness == best->fitness && c.id < best->id)) {
           best = c;
           best_source = j.at("source").get<std::string>();
         }
@@ -543,13 +552,13 @@ int search(MPI_Comm comm, const search_start& st) {
   };
   if (rank == 0 && !finished) {
     meter.close(*file, session_group, since_start());
-    checkpoints->write(true);
+    checkpoints->write(run::checkpoint_writer::announce::shown);
     file->close();
     std::filesystem::remove(working);  // the same as the results file now
     report_checkpoints();
     report::line("stopped: every island is checkpointed; continue with: galapagos resume %s", cfg.out.c_str());
   } else if (rank == 0) {
-    checkpoints->write(true);
+    checkpoints->write(run::checkpoint_writer::announce::verbose);
     const auto& best = runner.best_row();
     json winner = nullptr;
     if (!best) {
@@ -576,6 +585,7 @@ int search(MPI_Comm comm, const search_start& st) {
     std::filesystem::remove(store::temporary_path(cfg.out), ignored);
     report_checkpoints();
     report::line("results: %s", std::filesystem::absolute(cfg.out).c_str());
+    if (best) report::line("next: galapagos export %s --best", cfg.out.c_str());
     file.reset();
   }
   MPI_Request done;

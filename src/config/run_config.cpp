@@ -156,6 +156,12 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
   }
 
   read_search_tables(s, c);
+  // Energy per call is measured on GPUs with NVML only (the evaluator's energy burst); a CPU has
+  // no reading, so an energy objective could never rank two candidates there.
+  if (core::needs_energy(c.objective) && c.backend == "cpu")
+    s.sub("search")->fail("objective", std::string("'") + core::to_string(c.objective) +
+                                           "' needs the energy of each call, which galapagos measures on GPUs only (NVML); "
+                                           "the cpu backend measures time: use objective = \"time\"");
   if (auto e = s.sub("eval")) read_eval(*e, c.eval, c);
   if (auto l = s.sub("llm")) read_llm(*l, c.llm, file);
   if (auto x = s.sub("export")) {
@@ -175,6 +181,9 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
       x->fail("lines", "must be \"FIRST-LAST\" (1-based line numbers, FIRST <= LAST), got \"" + lines + "\"");
     if (!lines.empty() && !t.begin_marker.empty()) x->fail("lines", "give either lines or begin_marker/end_marker, not both");
   }
+  if (core::needs_energy(c.objective) && c.eval.timing.energy_burst_s == 0)
+    s.sub("eval")->fail("energy_burst_s", std::string("0 turns the energy reading off, which [search] objective '") +
+                                              core::to_string(c.objective) + "' needs");
   return c;
 }
 

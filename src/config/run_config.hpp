@@ -59,6 +59,9 @@ run_config load_run_config(const std::filesystem::path& file);
 // The same from the text of a config (a resumed run's stored copy): `file` is where it was
 // read from (kernel paths are relative to it), `origin` names it in errors.
 run_config parse_run_config(const std::string& text, const std::filesystem::path& file, const std::string& origin);
+// The resolved config as TOML: every table and key the run reads, defaults filled in (what
+// `galapagos run --print-config` prints; it reads back as the same config).
+std::string resolved_config_toml(const run_config& c);
 // Settings of the [eval] table alone (also used by `galapagos eval --config`).
 eval::eval_settings default_eval_settings();
 

@@ -24,8 +24,13 @@ void check(const toml_section& s, const core::strategy_settings& settings) {
 }
 
 void read_search(const toml_section& s, search_settings& out) {
-  s.allow_only(
-      {"budget", "seed", "population", "offspring", "elite", "tournament", "crossover_rate", "mutation_rate", "max_tries"});
+  s.allow_only({"budget", "seed", "population", "offspring", "elite", "tournament", "crossover_rate", "mutation_rate",
+                "max_tries", "objective"});
+  if (s.has("objective")) {
+    const auto o = core::parse_objective(s.str("objective"));
+    if (!o) s.fail("objective", "must be \"time\", \"energy\" or \"edp\" (energy x time), got '" + s.str("objective") + "'");
+    out.objective = *o;
+  }
   auto& ga = out.ga;
   out.budget = s.whole("budget", out.budget, 1, max_count);
   out.seed = static_cast<std::uint64_t>(s.integer("seed", static_cast<std::int64_t>(out.seed), 0, INT64_MAX));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/island.hpp"
+#include "core/objective.hpp"
 #include "core/strategy.hpp"
 #include "util/toml_reader.hpp"
 
@@ -27,6 +28,9 @@ struct migration_settings {
 struct search_settings {
   int budget = 40;  // evaluations per island
   std::uint64_t seed = 1;
+  // What the strategies minimise: time per call, energy per call, or their product. A non-time
+  // objective needs energy readings (config/run_config.cpp refuses it on the cpu backend).
+  core::objective objective = core::objective::time;
   core::ga_settings ga;
   // [strategy]: how islands propose genomes (docs/strategies.md); island i runs
   // strategy_kinds[i % size], with strategy.ga = ga.

@@ -11,10 +11,11 @@
 
 namespace galapagos::eval {
 
-arena::arena(std::size_t region_bytes, int regions)
-    : bytes_(align(region_bytes == 0 ? 1 : region_bytes) * static_cast<std::size_t>(regions)),
+arena::arena(std::size_t region_bytes, int regions, std::size_t misalign)
+    : misalign_(misalign),
       region_bytes_(align(region_bytes == 0 ? 1 : region_bytes)),
-      regions_(regions) {
+      regions_(regions),
+      bytes_(region_bytes_ * static_cast<std::size_t>(regions)) {
   if (regions < 1 || regions > max_regions) throw error("shared arena", "regions must be 1.." + std::to_string(max_regions));
   fd_ = memfd_create("galapagos-arena", MFD_CLOEXEC);
   if (fd_ < 0) throw error("shared arena", std::string("memfd_create failed: ") + std::strerror(errno));

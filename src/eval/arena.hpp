@@ -15,7 +15,10 @@ namespace galapagos::eval {
 class arena {
  public:
   static constexpr int max_regions = 16;
-  explicit arena(std::size_t region_bytes, int regions = 1);  // throws galapagos::error when memory is short
+  // misalign: every argument's slot starts this many bytes past a page boundary (0: aligned), so
+  // that a check can hand candidates pointers that no vector width divides (`family check`).
+  explicit arena(std::size_t region_bytes, int regions = 1,
+                 std::size_t misalign = 0);  // throws galapagos::error when memory is short
   arena(const arena&) = delete;
   arena& operator=(const arena&) = delete;
   ~arena();
@@ -26,12 +29,17 @@ class arena {
   int regions() const { return regions_; }
   int fd() const { return fd_; }
   static std::size_t align(std::size_t n) { return (n + 4095) & ~std::size_t{4095}; }
+  // Bytes one argument of n bytes takes in an arena of this misalignment (its slot starts
+  // `misalign` bytes in and ends on a page boundary).
+  static std::size_t slot_bytes(std::size_t n, std::size_t misalign) { return align(n + misalign); }
+  std::size_t misalign() const { return misalign_; }
   // Which problem staged its inputs into a region last (problems of several sizes share region 0).
   void staged_by(int region, const void* problem) { staged_by_[static_cast<std::size_t>(region)] = problem; }
   const void* staged_by(int region) const { return staged_by_[static_cast<std::size_t>(region)]; }
 
  private:
   std::array<const void*, max_regions> staged_by_{};
+  std::size_t misalign_ = 0;
   std::size_t region_bytes_ = 0;
   int regions_ = 1;
   int fd_ = -1;

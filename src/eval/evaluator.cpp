@@ -95,15 +95,16 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   fitness_spec_ = fit.generator_spec;
   std::vector<families::sizes> accept;
   for (const auto& a : f.accept_sizes) accept.push_back(resolve(a));
-  std::size_t bytes = problem::arena_bytes(f, fitness_);
-  for (const auto& s : accept) bytes = std::max(bytes, problem::arena_bytes(f, s));
+  const std::size_t misalign = settings_.checks.misalign_bytes;
+  std::size_t bytes = problem::arena_bytes(f, fitness_, misalign);
+  for (const auto& s : accept) bytes = std::max(bytes, problem::arena_bytes(f, s, misalign));
   // A timing batch's further input sets get regions of their own (faulted in only when used).
   const int sets = settings_.timing.batch > 0           ? settings_.timing.batch
                    : toolchain_.worker_backend == "cpu" ? 1
                                                         : arena::max_regions;
   if (sets < 1 || sets > arena::max_regions)
     throw error("timing.batch", "must be 0 (automatic) or 1.." + std::to_string(arena::max_regions));
-  arena_ = std::make_unique<arena>(bytes, sets);
+  arena_ = std::make_unique<arena>(bytes, sets, misalign);
   const generator_fns* gen = f.generator_source.empty() ? nullptr : &generator_;
   family_code_ = std::make_unique<family_process>(f, &problem::serve);
   for (std::size_t i = 0; i < accept.size(); ++i)

@@ -61,6 +61,9 @@ struct check_policy {
   // reference: inputs unchanged, every output written, no NaN/Inf, the physical floor. A family
   // with a checker (glp_check) has every timed run checked by it instead.
   double verify_fraction = 1.0;
+  // Bytes past a page boundary at which every argument starts (0: page-aligned, as searches run;
+  // `galapagos family check` passes 8, so that no vector width divides the pointers).
+  std::size_t misalign_bytes = 0;
 };
 
 struct eval_settings {

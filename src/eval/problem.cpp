@@ -243,10 +243,10 @@ void copy_bytes(std::byte* dst, const std::byte* src, std::size_t n) {
 
 }  // namespace
 
-std::size_t problem::arena_bytes(const families::family& f, const families::sizes& s) {
+std::size_t problem::arena_bytes(const families::family& f, const families::sizes& s, std::size_t misalign) {
   std::size_t total = 0;
   for (const auto& a : f.args)
-    total += arena::align(static_cast<std::size_t>(f.element_count(a, s)) * families::dtype_bytes(a.type));
+    total += arena::slot_bytes(static_cast<std::size_t>(f.element_count(a, s)) * families::dtype_bytes(a.type), misalign);
   return total;
 }
 
@@ -261,17 +261,17 @@ problem::problem(const families::family& f, families::sizes s, arena& shared, fa
       region_(region),
       bytes_(f.bytes(sizes_)),
       flops_(f.flops(sizes_)) {
-  if (arena_bytes(f, sizes_) > shared.region_bytes() || region < 0 || region >= shared.regions())
+  if (arena_bytes(f, sizes_, shared.misalign()) > shared.region_bytes() || region < 0 || region >= shared.regions())
     throw error(f.toml_file.string(), "size " + f.describe_size(sizes_) + " does not fit the shared arena");
   std::size_t offset = static_cast<std::size_t>(region) * shared.region_bytes();
   for (const auto& a : f.args) {
-    slot sl{&a, f.element_count(a, sizes_), offset, shared_bytes(), shared_bytes()};
+    slot sl{&a, f.element_count(a, sizes_), offset + shared.misalign(), shared_bytes(), shared_bytes()};
     if (sl.count < 0)
       throw error(f.toml_file.string(), "argument '" + a.name + "' has a negative size at " + f.describe_size(sizes_));
     const std::size_t nbytes = static_cast<std::size_t>(sl.count) * families::dtype_bytes(a.type);
     if (a.direction != intent::out) sl.input = shared_bytes(nbytes, region == 0);
     if (a.direction != intent::in) sl.expected = shared_bytes(nbytes);
-    offset += arena::align(nbytes);
+    offset += arena::slot_bytes(nbytes, shared.misalign());
     slots_.push_back(std::move(sl));
   }
 }

@@ -61,8 +61,8 @@ class problem {
           const generator_fns* gen = nullptr, int region = 0);
   // The handler of that process: runs a problem's generate, reference or check request there.
   static void serve(const family_process::request& q, family_process::reply& r);
-  // Arena bytes a problem of this family and size needs.
-  static std::size_t arena_bytes(const families::family& f, const families::sizes& s);
+  // Arena bytes a problem of this family and size needs (in an arena of this misalignment).
+  static std::size_t arena_bytes(const families::family& f, const families::sizes& s, std::size_t misalign = 0);
 
   // Fresh inputs from a seed: generated arguments from the generator, the others drawn from
   // their distributions[distribution % n]. Starts a new problem instance.

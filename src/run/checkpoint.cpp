@@ -141,7 +141,7 @@ int checkpoint_writer::generation() const {
   return islands_ > 0 ? g : 0;
 }
 
-void checkpoint_writer::write(bool announce) {
+void checkpoint_writer::write(announce how) {
   const auto t0 = std::chrono::steady_clock::now();
   for (auto& [island, changed] : changed_) {
     if (!changed) continue;
@@ -177,12 +177,12 @@ void checkpoint_writer::write(bool announce) {
   total_s_ += took_s;
   session_s_ += took_s;
   dirty_ = false;
-  if (gen != announced_ || announce) {
+  if (gen != announced_ || how != announce::when_new) {
     announced_ = gen;
-    if (announce)
+    if (how == announce::shown)
       report::line("checkpoint written: generation %d, %s", gen, target_.c_str());
-    else if (!status_line_)
-      report::progress("checkpoint written: generation %d, %s", gen, target_.c_str());
+    else if (how == announce::verbose || !status_line_)  // routine checkpoints: only with --verbose
+      report::detail("checkpoint written: generation %d, %s", gen, target_.c_str());
   }
 }
 

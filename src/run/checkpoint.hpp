@@ -72,17 +72,22 @@ struct run_settings {
 class checkpoint_writer {
  public:
   // status_line: a live status line shows the progress, so checkpoints are announced only when
-  // write() is asked to (otherwise each new generation's is, unless --quiet).
+  // write() is asked to (otherwise each new generation's is, with --verbose only).
   checkpoint_writer(store::results_file& working, std::filesystem::path target, int islands, bool status_line);
   // The state that came with an island's records (snapshot JSON), or one restored from a file.
   void note(const std::string& snapshot_json);
   void note(const island_snapshot& s);
   bool dirty() const { return dirty_; }
   void touch() { dirty_ = true; }  // rows were written that the next checkpoint must publish
+  // How write() tells of the checkpoint, "checkpoint written: generation N, FILE":
+  //   when_new   with --verbose, when N (the generation every island has completed) moved on
+  //              and no live status line shows the progress
+  //   verbose    with --verbose, always (the start and the end of a session)
+  //   shown      always, at every level (a stopped run: the file to resume)
+  enum class announce { when_new, verbose, shown };
   // Writes the islands' states and the /checkpoint attributes, and publishes the working copy
-  // over the target. Prints "checkpoint written: generation N, FILE" when N (the generation
-  // every island has completed) moved on, or when `announce`.
-  void write(bool announce = false);
+  // over the target.
+  void write(announce how = announce::when_new);
   // The end of a finished run: the working copy is closed and becomes the results file.
   void finish();
   int generation() const;  // the least generation over the islands

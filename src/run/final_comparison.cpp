@@ -152,12 +152,19 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   numbers["repetitions"] = w.repetitions;
   numbers["throttled_runs"] = w.throttled_runs;
   numbers["timing_sets"] = s.evaluator->timing_sets();
-  report::line("\n%swinner: candidate %lld %s", group.c_str(), static_cast<long long>(best.id), best.params.c_str());
+  // The headline first: which candidate, how much faster than the fastest baseline, and by which
+  // objective it was chosen; its parameters and the details below it.
   int failed = 0;
   if (m.status != eval::candidate_status::ok) {
-    report::line("  the winner failed its final check: %s: %s", eval::status_name(m.status), m.reason.c_str());
+    report::line("\n%swinner: candidate %lld failed its final check: %s: %s", group.c_str(), static_cast<long long>(best.id),
+                 eval::status_name(m.status), m.reason.c_str());
+    report::line("  parameters %s", best.params.c_str());
     failed = 1;
   } else {
+    report::line("\n%swinner: candidate %lld, %.2fx over %s, %s per call (search objective: %s)", group.c_str(),
+                 static_cast<long long>(best.id), speedup, fastest_name.c_str(), format_seconds(m.time_median_s).c_str(),
+                 core::to_string(cfg.objective));
+    report::line("  parameters %s", best.params.c_str());
     report::line("  time %s (min %s, IQR %s, %s, %d interleaved runs)%s", format_seconds(m.time_median_s).c_str(),
                  format_seconds(m.time_min_s).c_str(), format_seconds(m.time_spread_s).c_str(), describe_percentiles(m).c_str(),
                  m.repetitions, describe_clock(m).c_str());

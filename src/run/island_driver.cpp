@@ -83,9 +83,8 @@ void island_driver::impl::absorb(const std::string& text) {
   const record_batch b = decode(text);
   for (const auto& [hash, source] : b.sources) known_sources_.emplace(hash, source);
   for (const auto& c : b.candidates)  // ties go to the lower id, so a replayed run picks the same winner
-    if (eval::stored_ok(c.status) && in_group(c.island) &&
-        (!best_row_ || c.time_median_s < best_row_->time_median_s ||
-         (c.time_median_s == best_row_->time_median_s && c.id < best_row_->id)))
+    if (eval::stored_ok(c.status) && in_group(c.island) && std::isfinite(c.fitness) &&
+        (!best_row_ || c.fitness < best_row_->fitness || (c.fitness == best_row_->fitness && c.id < best_row_->id)))
       best_row_ = c;
   write_batch(*file_, b);
   if (checkpoints_) {
@@ -218,6 +217,7 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
   r.baseline_time_s = baseline_s_;
   r.speedup = ok ? baseline_s_ / m.time_median_s : nan;
   r.device_time_s = m.device_time_s;
+  r.fitness = ok ? core::fitness_of(s_.config.objective, m.time_median_s, m.energy_j) : nan;
   take_result(p, r);
   batch_.candidates.push_back(r);
   if (!sources_sent_) {
@@ -232,7 +232,8 @@ std::pair<eval::measurement, std::int64_t> island_driver::impl::evaluate(const c
 
 void island_driver::impl::take_result(const core::point& p, const store::candidate_row& r) {
   const bool ok = eval::stored_ok(r.status);
-  const double fitness = ok ? r.time_median_s : inf;
+  // What the strategies minimise ([search] objective); a row without a usable figure never wins.
+  const double fitness = ok ? core::fitness_of(s_.config.objective, r.time_median_s, r.energy_j) : inf;
   island_.record({p.g, fitness, r.id, p.variant});
   if (strategy_ && p.variant == 0) strategy_->tell({p.g, fitness, r.id});
   ++evaluated_;
@@ -241,7 +242,10 @@ void island_driver::impl::take_result(const core::point& p, const store::candida
     best_time_ = r.time_median_s;
     best_speedup_ = r.speedup;
   }
-  if (ok && (!best_own_ || r.time_median_s < best_own_->time_median_s)) best_own_ = r;
+  if (ok && std::isfinite(fitness) && (!best_own_ || fitness < best_own_->fitness)) {
+    best_own_ = r;
+    best_own_->fitness = fitness;
+  }
 }
 
 void island_driver::impl::take_rest_of_carried() {

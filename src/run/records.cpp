@@ -42,7 +42,8 @@ void to_json(json& j, const candidate_row& r) {
            {"energy_j", num(r.energy_j)},
            {"power_w", num(r.power_w)},
            {"sm_clock_mhz", num(r.sm_clock_mhz)},
-           {"throttled_runs", r.throttled_runs}};
+           {"throttled_runs", r.throttled_runs},
+           {"fitness", num(r.fitness)}};
 }
 void from_json(const json& j, candidate_row& r) {
   r.id = j.at("id");
@@ -70,6 +71,8 @@ void from_json(const json& j, candidate_row& r) {
   r.power_w = num(j.at("power_w"));
   r.sm_clock_mhz = num(j.at("sm_clock_mhz"));
   r.throttled_runs = j.at("throttled_runs");
+  // Absent from checkpoints of older versions, whose searches minimised the time.
+  r.fitness = j.contains("fitness") ? num(j.at("fitness")) : r.time_median_s;
 }
 void to_json(json& j, const baseline_row& r) {
   j = json{{"name", r.name},

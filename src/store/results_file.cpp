@@ -53,6 +53,7 @@ struct table_def<candidate_row> {
       {"power_w", &R::power_w, "W"},
       {"sm_clock_mhz", &R::sm_clock_mhz, "MHz"},
       {"throttled_runs", &R::throttled_runs, "count"},
+      {"fitness", &R::fitness, "[/fitness_unit]"},
   });
 };
 

@@ -39,6 +39,9 @@ struct candidate_row {
   double power_w = 0;               // mean board power during those calls; NaN when not measured
   double sm_clock_mhz = 0;          // median SM clock after the timed runs; NaN when not measured
   std::int32_t throttled_runs = 0;  // timed runs after which the clock was held down (power, thermal)
+  // What the search minimised for this candidate, in the root attribute fitness_unit: the time
+  // (s), energy (J) or energy x time (J*s) of one call ([search] objective); NaN when not ok.
+  double fitness = 0;
 };
 
 struct baseline_row {

@@ -47,7 +47,8 @@ using member = std::variant<std::int32_t Row::*, std::int64_t Row::*, double Row
 
 // Units a column may have (docs/hdf5-schema.md, "Table attributes"): "s", "J", "W", "MHz", "GB/s",
 // "GFLOP/s", "byte", "count", "1" (a dimensionless ratio), "money" (the unit of the LLM prices),
-// "" (texts, ids, indices, codes), or "[column]": each row's unit is in that column.
+// "" (texts, ids, indices, codes), "[column]": each row's unit is in that column, or "[/attribute]":
+// the unit is the file's root attribute of that name (the candidates' fitness: /fitness_unit).
 template <class Row>
 struct field {
   const char* name;  // exactly the struct member's name

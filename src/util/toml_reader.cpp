@@ -4,12 +4,29 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "util/error.hpp"
 
 namespace galapagos::util {
 
 namespace {
+// Levenshtein distance between two keys (insertions, deletions, substitutions).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
 std::string describe(const toml::parse_error& e) {
   std::ostringstream os;
   os << e.description() << " (line " << e.source().begin.line << ")";
@@ -33,6 +50,16 @@ toml::table parse_toml_file(const std::filesystem::path& file) {
   return parse_toml_text(ss.str(), file.string());
 }
 
+std::string nearest_key(const std::string& key, std::initializer_list<const char*> known) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, key.size() / 3) + 1;  // a typo, not another word
+  for (const char* k : known) {
+    const std::size_t d = edit_distance(key, k);
+    if (d < best_distance) best_distance = d, best = k;
+  }
+  return best;
+}
+
 toml_section::toml_section(const toml::table& t, std::string file, std::string path)
     : t_(&t), file_(std::move(file)), path_(std::move(path)) {}
 
@@ -52,7 +79,9 @@ void toml_section::allow_only(std::initializer_list<const char*> allowed) const 
     if (!ok) {
       std::string list;
       for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-      fail(key, "unknown key (allowed here: " + list + ")");
+      const std::string near = nearest_key(key, allowed);
+      fail(key,
+           "unknown key" + (near.empty() ? std::string() : "; did you mean '" + near + "'?") + " (allowed here: " + list + ")");
     }
   }
 }

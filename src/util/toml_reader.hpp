@@ -18,11 +18,16 @@ toml::table parse_toml_file(const std::filesystem::path& file);
 toml::table parse_toml_text(const std::string& text, const std::string& origin);
 
 // A view of one table of a file with typed, checked accessors. `where` is "file [section]".
+// The key of `known` nearest to `key` by edit distance, if near enough to be a typo of it (at
+// most max(2, length / 3) edits); "" otherwise.
+std::string nearest_key(const std::string& key, std::initializer_list<const char*> known);
+
 class toml_section {
  public:
   toml_section(const toml::table& t, std::string file, std::string path);
 
-  // Throws if the table holds a key outside `allowed`.
+  // Throws if the table holds a key outside `allowed`, naming the nearest allowed key when the
+  // unknown one looks like a typo of it ("did you mean 'budget'?").
   void allow_only(std::initializer_list<const char*> allowed) const;
   bool has(const std::string& key) const;
   std::string str(const std::string& key) const;  // required

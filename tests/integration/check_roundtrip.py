@@ -17,7 +17,7 @@ FIELDS = {
                    "parents", "source_hash", "compile_time_s", "setup_time_s", "eval_time_s", "time_median_s",
                    "time_min_s", "time_spread_s", "repetitions", "rel_error", "speedup",
                    "baseline_time_s", "roofline_fraction", "device_time_s", "energy_j", "power_w", "sm_clock_mhz",
-                   "throttled_runs"],
+                   "throttled_runs", "fitness"],
     "baselines": ["name", "status", "reason", "source_hash", "setup_time_s", "time_median_s", "time_min_s",
                   "time_spread_s", "repetitions", "rel_error", "roofline_fraction", "energy_j", "power_w",
                   "sm_clock_mhz", "throttled_runs", "island"],
@@ -43,6 +43,8 @@ ROOT_ATTRS = {
     "backend": "openmp",
     "islands": np.int64(2),
     "seed": np.int64(7),
+    "objective": "time",
+    "fitness_unit": "s",
     "tolerance": np.float64(1e-9),
     "finished": np.bool_(True),
     "schema_version": np.int64(2),
@@ -53,7 +55,8 @@ UNITS = {
     "candidates": {**{k: "s" for k in ("compile_time_s", "setup_time_s", "eval_time_s", "time_median_s", "time_min_s",
                                       "time_spread_s", "device_time_s", "baseline_time_s")},
                    "repetitions": "count", "rel_error": "1", "speedup": "1", "roofline_fraction": "1",
-                   "energy_j": "J", "power_w": "W", "sm_clock_mhz": "MHz", "throttled_runs": "count"},
+                   "energy_j": "J", "power_w": "W", "sm_clock_mhz": "MHz", "throttled_runs": "count",
+                   "fitness": "[/fitness_unit]"},
     "baselines": {**{k: "s" for k in ("setup_time_s", "time_median_s", "time_min_s", "time_spread_s")},
                   "repetitions": "count", "rel_error": "1", "roofline_fraction": "1", "energy_j": "J", "power_w": "W",
                   "sm_clock_mhz": "MHz", "throttled_runs": "count"},
@@ -82,7 +85,7 @@ def candidate(id_, island, generation, origin, status, reason, params, parents, 
         rel_error=1e-15 if ok else (0.25 if status == "wrong_result" else NAN),
         speedup=speedup, baseline_time_s=0.006, roofline_fraction=0.75 if ok else NAN, device_time_s=1.0 + 0.5 * id_,
         energy_j=0.25 * (id_ + 1) if ok else NAN, power_w=512.5 if ok else NAN,
-        sm_clock_mhz=1980.0 if ok else NAN, throttled_runs=id_ % 2)
+        sm_clock_mhz=1980.0 if ok else NAN, throttled_runs=id_ % 2, fitness=median if ok else NAN)
 
 
 EXPECTED = {

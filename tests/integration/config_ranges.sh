@@ -52,6 +52,10 @@ key interval_zero migration "interval = 0" 'must lie in \[1, 1000000000\], got 0
 key degree_huge migration "degree = 100000" 'must lie in \[1, 4096\], got 100000'
 key cooling_zero strategy "cooling = 0" 'must lie in \(0, 1\], got 0'
 key pool_huge strategy "pool = 4294967297" 'must lie in \[1, 10000000\], got 4294967297'
+# [search] objective: energy is measured on GPUs only (one line, exit 2); an unknown objective.
+key objective_energy_cpu search 'objective = "energy"' "'energy' needs the energy of each call, which galapagos measures on GPUs only \(NVML\); the cpu backend measures time: use objective = \"time\""
+key objective_edp_cpu search 'objective = "edp"' "'edp' needs the energy of each call"
+key objective_unknown search 'objective = "power"' 'must be "time", "energy" or "edp" \(energy x time\), got .power.'
 printf '[run]\nfamily = "stencil3d7"\ngrace_s = nan\n' >"$work/grace_nan.toml"
 expect grace_nan "grace_nan\.toml: key 'run\.grace_s': must lie in \(0, 86400\] seconds, got nan" run "$work/grace_nan.toml"
 printf '[run]\nfamily = "stencil3d7"\n[llm]\nshare = inf\n[[llm.models]]\nurl = "http://127.0.0.1:9"\nmodel = "m"\n' >"$work/llm_share.toml"

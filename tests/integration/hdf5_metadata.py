@@ -80,6 +80,8 @@ def check_units(path, name, ds):
     for column in ds.dtype.names:
         unit, kind = units.get(column), ds.dtype[column]
         known = unit in UNITS or (isinstance(unit, str) and unit.startswith("[") and unit[1:-1] in ds.dtype.names)
+        if isinstance(unit, str) and unit.startswith("[/"):  # the unit is a root attribute
+            known = ds.file.attrs.get(unit[2:-1]) is not None
         check(known, f"{path} {name}.{column}: unknown unit {unit!r}")
         if column.endswith("_s"):
             check(unit == "s", f"{path} {name}.{column}: unit {unit!r}, not seconds")

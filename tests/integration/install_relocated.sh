@@ -19,7 +19,8 @@ mv "$work/staged" "$work/moved/prefix"
 prefix=$work/moved/prefix
 for f in bin/galapagos bin/galapagos-worker include/galapagos/glp_kernel.h share/galapagos/kernels/stencil3d7/family.toml \
          share/galapagos/configs/stencil3d7-cpu-ci.toml share/galapagos/python/galapagos/report.py \
-         share/galapagos/slurm/cpu-islands.sbatch lib/cmake/galapagos/galapagos-config.cmake; do
+         share/galapagos/slurm/cpu-islands.sbatch lib/cmake/galapagos/galapagos-config.cmake \
+         share/bash-completion/completions/galapagos; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
 cp "$src/tests/integration/check_search_results.py" "$work/"

@@ -15,7 +15,7 @@ rm -f "$out" "$out.partial" "$out.tmp"
 mpi=("$mpiexec" -n 2 --oversubscribe --allow-run-as-root --bind-to none)
 fail() { echo "FAIL: $*"; exit 1; }
 
-"${mpi[@]}" "$galapagos" run "$src/configs/stencil3d7-cpu-ci.toml" --out "$out" --budget 9 >"$work/run.log" 2>&1 &
+"${mpi[@]}" "$galapagos" run "$src/configs/stencil3d7-cpu-ci.toml" --out "$out" --budget 9 --verbose >"$work/run.log" 2>&1 &
 launcher=$!
 for _ in $(seq 1 3000); do
   grep -q "^checkpoint written: generation 1," "$work/run.log" && break

@@ -150,7 +150,7 @@ for p in (short, short_straight):
         os.remove(p)
 grace_run = ["--replay", recording, "--budget", "12"]
 subprocess.run(MPI + [galapagos, "run", cfg, "--out", short_straight, "--quiet"] + grace_run, check=True, stdout=subprocess.DEVNULL)
-proc = subprocess.Popen(MPI + [galapagos, "run", cfg, "--out", short] + grace_run + ["--replay-delay", "1.0"],
+proc = subprocess.Popen(MPI + [galapagos, "run", cfg, "--out", short, "--verbose"] + grace_run + ["--replay-delay", "1.0"],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 ranks = ranks_of(proc)
 lines = []
