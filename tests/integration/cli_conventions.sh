@@ -15,7 +15,7 @@ pass() { echo "ok   $*"; }
 cd "$work" || exit 1
 
 # --- help CMD ---------------------------------------------------------------------------------
-commands="run resume eval simulate report export space"
+commands="run resume eval simulate report export recheck watch compare space"
 for cmd in $commands; do
   "$galapagos" help "$cmd" >"$work/help.txt" 2>&1; a=$?
   "$galapagos" "$cmd" --help >"$work/dash.txt" 2>&1; b=$?
