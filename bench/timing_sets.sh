@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# bench/timing_sets.sh [ROUNDS]: on a GPU machine with galapagos on PATH, what timing in batches of
+# input sets ([eval] timing_sets, docs/configuration.md) changes in the figures. For each kernel,
+# `galapagos eval` with one input set per timed run and with the automatic choice, taking turns
+# (one, auto, one, auto, ...) ROUNDS times (default 3), side by side in one run. Prints per kernel
+# and setting the median figure, the device's events per call, and the ratio one/auto.
+set -u
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+kernels=("gemm kernels/gemm/cuda/baseline_cublas.cu" "gemm kernels/gemm/cuda/gemm.cu"
+         "gemm_f32 kernels/gemm/cuda/baseline_cublas.cu" "stencil3d7 kernels/stencil3d7/cuda/stencil3d7.cu"
+         "spmv kernels/spmv/cuda/baseline_cusparse.cu" "spmv kernels/spmv/cuda/spmv.cu")
+for k in "${kernels[@]}"; do
+  set -- $k
+  family=$1 source=$2
+  for sets in 1 0; do printf '[run]\nfamily = "%s"\n[eval]\ntiming_sets = %d\n' "$family" "$sets" >"$work/$family-$sets.toml"; done
+  for ((r = 0; r < rounds; ++r)); do
+    for sets in 1 0; do
+      out=$(galapagos eval --family "$family" --backend cuda --config "$work/$family-$sets.toml" --no-baselines --json "$source" 2>/dev/null)
+      printf '%s %s %s %s\n' "$family" "$source" "$sets" "$out" >>"$work/results.txt"
+    done
+  done
+done
+python3 - "$work/results.txt" <<'PY'
+import json, statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    family, source, sets, text = line.split(" ", 3)
+    try:
+        d = json.loads(text)
+    except ValueError:
+        continue
+    if d.get("status") != "ok":
+        print(f"{family} {source} timing_sets={sets}: {d.get('status')} {d.get('reason', '')[:100]}")
+        continue
+    rows.setdefault((family, source), {}).setdefault(sets, []).append(d)
+print(f"{'kernel':58} {'one set':>10} {'events':>10} {'auto':>10} {'events':>10} {'one/auto':>9}")
+for (family, source), by in rows.items():
+    if "1" not in by or "0" not in by:
+        continue
+    med = lambda ds, key: statistics.median(d[key] for d in ds)
+    one, auto = med(by["1"], "time_median_s"), med(by["0"], "time_median_s")
+    print(f"{family + ' ' + source:58} {one*1e6:8.1f}us {med(by['1'], 'worker_clock_median_s')*1e6:8.1f}us "
+          f"{auto*1e6:8.1f}us {med(by['0'], 'worker_clock_median_s')*1e6:8.1f}us {one/auto:9.2f}")
+PY
