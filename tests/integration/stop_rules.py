@@ -12,8 +12,10 @@ stopping rule, and a finished search continued with more budget.
 4. --time-limit 40 with a large budget: ended by "time_limit", finished, fewer evaluations
    than the budget.
 5. SLURM_JOB_END_TIME 20 s ahead (what Slurm exposes to a batch job): the search stops in
-   time (job_end, less the grace period and a minute), checkpointed, not finished, exit 0;
-   resume (outside the job) completes it.
+   time (job_end, less the grace period and a minute, at most half the time left: here 10 s in),
+   checkpointed, not finished, exit 0; resume (outside the job) completes it. With a RECORDING its
+   measurements are replayed at 2 s each, so that a quiet node cannot finish all 9 (cached builds,
+   measured in under a second each) before the stop.
 6. With MPIEXEC and a two-island RECORDING: a replayed two-island run whose islands reach the
    stagnation rule at their own generations: the rule one island reached stops both, the run
    finishes with /sessions/0 stop_reason "stagnation" and fewer evaluations than the budget."""
@@ -126,7 +128,10 @@ valid(limited)
 
 # 5. The end of the Slurm job: checkpointed for resume, not finished.
 job = fresh("job.h5")
-p = run(["run", config, "--out", job, "--budget", "9"], env={"SLURM_JOB_END_TIME": str(int(time.time()) + 20)})
+job_args = ["run", config, "--out", job, "--budget", "9"]
+if recording:  # measurements served from the recording, 2 s each: 9 of them outlast the stop 10 s in
+    job_args += ["--replay", recording, "--replay-delay", "2"]
+p = run(job_args, env={"SLURM_JOB_END_TIME": str(int(time.time()) + 20)})
 check(p.returncode == 0 and "galapagos resume" in p.stdout, "run at a job's end: exit 0, says how to continue")
 s, finished, rows = sessions(job)
 check(text(s[0].get("stop_reason")) == "job_end", f"job-end run: stop_reason {s[0].get('stop_reason')}")
