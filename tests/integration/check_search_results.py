@@ -18,7 +18,8 @@ import numpy as np
 
 STATUSES = {"ok", "compile_error", "load_error", "forbidden_symbol", "crash", "timeout", "out_of_memory",
             "sandbox_violation", "kernel_error", "wrong_result", "input_modified", "leaked_thread",
-            "nondeterministic", "suspect_too_fast", "timer_mismatch", "protocol_error"}
+            "nondeterministic", "suspect_too_fast", "timer_mismatch", "protocol_error",
+            "not_recorded"}  # a replayed run's candidate the recording lacks
 
 errors = []
 
