@@ -58,6 +58,8 @@ sample_stats summarize(std::vector<double> v) {
   s.median = util::quantile_of_sorted(v, 0.5);
   s.min = v.front();
   s.iqr = util::quantile_of_sorted(v, 0.75) - util::quantile_of_sorted(v, 0.25);
+  s.p99 = util::quantile_of_sorted(v, 0.99);
+  s.count = v.size();
   return s;
 }
 

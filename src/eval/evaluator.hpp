@@ -265,7 +265,8 @@ class evaluator final : public measurer {
 
 // Median, minimum and interquartile range of a sample.
 struct sample_stats {
-  double median = 0, min = 0, iqr = 0;
+  double median = 0, min = 0, iqr = 0, p99 = 0;
+  std::size_t count = 0;
 };
 sample_stats summarize(std::vector<double> v);
 

@@ -434,13 +434,11 @@ void evaluator::measure_energy(session& s, problem& p, measurement& m) {
 }
 
 void evaluator::finish_statistics(measurement& m, std::vector<double> times) const {
-  if (!times.empty()) {
-    std::vector<double> sorted = times;
-    std::sort(sorted.begin(), sorted.end());
-    m.time_p50_s = util::quantile_of_sorted(sorted, 0.5);
-    m.time_p99_s = sorted.size() >= static_cast<std::size_t>(p99_min_runs) ? util::quantile_of_sorted(sorted, 0.99) : NAN;
-  }
   const auto st = summarize(std::move(times));
+  if (st.count > 0) {
+    m.time_p50_s = st.median;
+    m.time_p99_s = st.count >= static_cast<std::size_t>(p99_min_runs) ? st.p99 : NAN;
+  }
   m.time_median_s = st.median;
   m.time_min_s = st.min;
   m.time_spread_s = st.iqr;
