@@ -15,6 +15,7 @@
 #include "simulate/recorded_space.hpp"
 #include "simulate/simulation.hpp"
 #include "simulate/strategy_config.hpp"
+#include "simulate/warm_start.hpp"
 #include "util/error.hpp"
 #include "util/json.hpp"
 #include "util/report.hpp"
@@ -62,6 +63,8 @@ int simulate_command(const std::vector<std::string>& args) {
       "seeds", po::value<int>()->default_value(1), "independent runs, seeds SEED, SEED+1, ...")(
       "config", po::value<std::string>(), "read [search], [strategy] and [migration] from this config")(
       "at", po::value<std::string>(), "N[,N...]: report the fraction of the optimum after N evaluations")(
+      "warm-start", po::value<std::string>(),
+      "FILE[,FILE...]: recordings of related searches (results, Kernel Tuner caches, T4) that guide the forest")(
       "json", "print one JSON object");
   po::variables_map vm;
   const int code = parse_command_line("simulate", args, opts, "space", vm, [](const po::variables_map& given) {
@@ -112,6 +115,16 @@ int simulate_command(const std::vector<std::string>& args) {
     const auto space = simulate::read_recorded_space(vm["space"].as<std::string>());
     const double opt = space.optimum_s();
     if (!std::isfinite(opt)) throw error(space.origin(), "every recorded point failed: there is no optimum to find");
+    if (vm.count("warm-start")) {
+      settings.warm_start_files.clear();
+      for (const auto& f : split_list(vm["warm-start"].as<std::string>(), "--warm-start")) settings.warm_start_files.push_back(f);
+    }
+    std::string warm_summary;
+    if (!settings.warm_start_files.empty()) {
+      const auto warm = simulate::read_warm_start(settings.warm_start_files, space.space());
+      settings.warm_start = warm.points;
+      warm_summary = warm.summary();
+    }
 
     std::vector<std::string> kinds;
     for (const auto& s : settings.islands) kinds.push_back(s.kind);
@@ -125,6 +138,7 @@ int simulate_command(const std::vector<std::string>& args) {
                    space.size(), space.failed(), seconds(opt).c_str(), space.space().to_json(space.optimum()).c_str());
       report::line("islands: %d (%s); budget per island: %d evaluations%s", islands, kind_text.c_str(), settings.budget,
                    settings.budget_s > 0 ? (", " + seconds(settings.budget_s) + " recorded").c_str() : "");
+      if (!warm_summary.empty()) report::line("%s", warm_summary.c_str());
     }
     json runs = json::array();
     std::vector<std::vector<double>> fractions_at(at.size());
@@ -179,6 +193,7 @@ int simulate_command(const std::vector<std::string>& args) {
                         {"islands", islands},
                         {"budget", settings.budget},
                         {"budget_s", settings.budget_s},
+                        {"warm_start", warm_summary},
                         {"runs", runs},
                         {"at", summary}};
       report::line("%s", out.dump().c_str());

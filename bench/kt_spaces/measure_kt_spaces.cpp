@@ -2,7 +2,7 @@
 // gemm) on the local NVIDIA GPU and writes each as a Kernel Tuner cache file (schema 1.0.0).
 //
 //   measure_kt_spaces SPACE OUT.json [--kernels DIR] [--limit N] [--stride K]
-//                     [--deadline UNIX_SECONDS] [--threads T]
+//                     [--deadline UNIX_SECONDS] [--threads T] [--size N]
 //   measure_kt_spaces SPACE --compile-only [--arch XY] [--kernels DIR] [--limit N] [--stride K]
 //                     [--threads T]
 //
@@ -45,19 +45,21 @@ struct Options {
     bool compile_only = false;
     bool compile_worker = false;  // internal: this process is a compile worker (see WorkerProcess)
     int arch = 90;        // --compile-only only; measuring uses the device's own
+    long size = 0;        // 0: the published size (gemm 2048, convolution 4096, pnpoly 20000000)
 };
 
 void usage()
 {
     std::fprintf(stderr,
                  "usage: measure_kt_spaces SPACE OUT.json [--kernels DIR] [--limit N] [--stride K]\n"
-                 "                         [--deadline UNIX_SECONDS] [--threads T]\n"
+                 "                         [--deadline UNIX_SECONDS] [--threads T] [--size N]\n"
                  "       measure_kt_spaces SPACE --compile-only [--arch XY] [--kernels DIR] [--limit N]\n"
                  "                         [--stride K] [--threads T]\n"
                  "SPACE: convolution, pnpoly or gemm. --limit N: the first N selected configurations (0, the\n"
                  "default: all); --stride K: every K-th valid configuration; --threads T: compile processes\n"
                  "(default: cores - 1 when measuring, all cores with --compile-only); --deadline: stop\n"
-                 "compiling and measuring at that time and write a partial cache; --arch XY: sm_XY for\n"
+                 "compiling and measuring at that time and write a partial cache; --size N: problem size\n"
+                 "(gemm: m = n = k = N, a multiple of 128; convolution: N x N; pnpoly: N points); --arch XY: sm_XY for\n"
                  "--compile-only (default 90); --kernels DIR: kernel sources (default <binary dir>/kernels).\n");
     quit(2);
 }
@@ -84,6 +86,8 @@ Options parse(int argc, char** argv)
                 o.deadline = std::stod(value());
             else if (a == "--threads")
                 o.threads = unsigned(std::stoul(value()));
+            else if (a == "--size")
+                o.size = std::stol(value());
             else if (a == "--arch")
                 o.arch = std::stoi(value());
             else if (a == "--compile-only")
@@ -99,7 +103,7 @@ Options parse(int argc, char** argv)
         }
     }
     const bool no_out = o.compile_only || o.compile_worker;
-    if (pos.empty() || pos.size() > 2 || (!no_out && pos.size() != 2) || o.limit < 0 || o.stride < 1)
+    if (pos.empty() || pos.size() > 2 || (!no_out && pos.size() != 2) || o.limit < 0 || o.stride < 1 || o.size < 0)
         usage();
     o.space = pos[0];
     if (pos.size() == 2)
@@ -128,7 +132,8 @@ std::string exe_dir()
 // Command line of a compile worker process for this space and architecture.
 std::vector<std::string> worker_argv(const Options& o, const std::string& kernel_dir, int arch)
 {
-    return {exe_path(), o.space, "--compile-worker", "--kernels", kernel_dir, "--arch", std::to_string(arch)};
+    return {exe_path(), o.space, "--compile-worker", "--kernels", kernel_dir, "--arch", std::to_string(arch),
+            "--size", std::to_string(o.size)};
 }
 
 std::string first_lines(const std::string& s, int lines)
@@ -381,6 +386,16 @@ int main(int argc, char** argv)
     using namespace kt;
     const Options o = parse(argc, argv);
     signal(SIGPIPE, SIG_IGN);   // a dead compile worker must not kill us through its pipe
+    if (o.size > 0) {
+        if (o.space == "gemm" && o.size % 128 != 0) {
+            std::fprintf(stderr, "measure_kt_spaces: --size %ld: gemm needs a multiple of 128 (MWG, NWG up to 128)\n", o.size);
+            return 2;
+        }
+        const int n = int(std::min<long>(o.size, 1L << 30));
+        (o.space == "gemm" ? kGemmSize : o.space == "pnpoly" ? kPoints : kConvWidth) = n;
+        if (o.space == "convolution")
+            kConvHeight = n;
+    }
     Space s;
     if (o.space == "convolution")
         s = convolution_space();

@@ -57,9 +57,12 @@ struct Space {
     std::function<Dim3(const Config&)> block, grid;
 };
 
-constexpr int kConvWidth = 4096, kConvHeight = 4096;
-constexpr int kPoints = 20000000, kVertices = 600;
-constexpr int kGemmSize = 2048;   // m = n = k
+// Problem sizes; --size N sets the chosen space's (gemm: m = n = k = N; convolution: N x N
+// outputs; pnpoly: N points) before its Space is built.
+int kConvWidth = 4096, kConvHeight = 4096;
+int kPoints = 20000000;
+constexpr int kVertices = 600;
+int kGemmSize = 2048;   // m = n = k
 
 std::vector<int> range_values(int first, int last, int step)
 {

@@ -91,7 +91,7 @@ void copy_to_global(CUmodule mod, const char* name, const void* src, size_t byte
 // exactly the reference's result (|sums| <= 225*8*4 = 7200 < 2^24).
 struct ConvolutionWorkload : Workload {
     static constexpr int fw = 15, fh = 15;
-    static constexpr int in_w = kConvWidth + fw - 1, in_h = kConvHeight + fh - 1;
+    const int in_w = kConvWidth + fw - 1, in_h = kConvHeight + fh - 1;
     DeviceBuffer input, filter_global;
     std::vector<float> h_input, h_filter;
     void* arg_ptrs[2];
@@ -304,7 +304,7 @@ struct PnpolyWorkload : Workload {
     }
 };
 
-// GEMM: A and B hold small integers in float (|sums| <= 2048*16 = 32768 < 2^24: exact in any order).
+// GEMM: A and B hold small integers in float (|sums| <= k*16, 65536 at k = 4096, < 2^24: exact in any order).
 struct GemmWorkload : Workload {
     DeviceBuffer a, b;
     std::vector<float> h_a, h_b;

@@ -47,7 +47,7 @@ void read_search(const toml_section& s, search_settings& out) {
 // given, else `kind` for every island.
 void read_strategy(const toml_section& t, search_settings& out) {
   t.allow_only({"kind", "kinds", "initial", "local_share", "local_elites", "temperature", "cooling", "restart_after",
-                "random_share", "pool"});
+                "random_share", "pool", "warm_start"});
   auto& base = out.strategy;
   base.kind = t.str("kind", base.kind);
   base.initial = t.whole("initial", base.initial, 0, max_count);
@@ -66,6 +66,12 @@ void read_strategy(const toml_section& t, search_settings& out) {
     check(t, s);
   }
   if (out.strategy_kinds.empty()) out.strategy_kinds.push_back(base.kind);
+  out.warm_start.clear();
+  for (const auto& f : t.strings("warm_start")) {
+    if (f.empty()) t.fail("warm_start", "holds an empty file name");
+    const std::filesystem::path p = f;
+    out.warm_start.push_back(p.is_relative() ? std::filesystem::path(t.file()).parent_path() / p : p);
+  }
 }
 
 void read_migration(const toml_section& m, migration_settings& out) {

@@ -3,6 +3,8 @@
 // --config` (simulate/strategy_config.hpp) alike. Needs only core and util.
 #pragma once
 
+#include <filesystem>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +38,9 @@ struct search_settings {
   // strategy_kinds[i % size], with strategy.ga = ga.
   core::strategy_settings strategy;
   std::vector<std::string> strategy_kinds = {"forest"};
+  // [strategy] warm_start: recordings of related searches (simulate/warm_start.hpp), relative
+  // paths resolved against the config file's folder.
+  std::vector<std::filesystem::path> warm_start;
   migration_settings migration;
 };
 

@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/island.hpp"
@@ -79,6 +80,13 @@ class strategy {
   // Every individual told, in order.
   const std::vector<individual>& history() const { return history_; }
 
+  // Warm start: points measured in a related search (another problem size, device or run) as
+  // genomes of this space, with their fitness there (+inf: failed there). The forest fits them
+  // beside its own measurements (strategy_forest.cpp); they are never counted as evaluated or
+  // seen, and other kinds ignore them. Not part of state(): a resumed run is given them again.
+  void warm_start(std::vector<individual> prior) { prior_ = std::move(prior); }
+  const std::vector<individual>& prior() const { return prior_; }
+
   // The whole state as text (one item per line), and back. restore() expects a strategy made
   // by make_strategy with the same space and settings; it throws std::invalid_argument for a
   // text of another kind, a genome of the wrong length or a malformed line.
@@ -106,6 +114,7 @@ class strategy {
   rng rng_;
   std::set<genome> seen_;
   std::vector<individual> history_;
+  std::vector<individual> prior_;  // warm_start()
   int generation_ = 0;
 };
 

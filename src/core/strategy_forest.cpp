@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -32,12 +33,23 @@ class forest_strategy final : public strategy {
     int finite = 0;
     for (const auto& ind : history_) finite += std::isfinite(ind.fitness);
     // Random samples until `initial` points are known (the whole first batch when none is) and
-    // two of them did not fail; then `random_share` of each batch.
+    // two of them did not fail; then `random_share` of each batch. A warm start's best points
+    // take `warm_share` of the first batch (see with_prior).
     const int known = static_cast<int>(history_.size());
     int randoms = known == 0 || finite < 2 ? count : std::clamp(settings_.initial - known, 0, count);
     if (randoms < count) randoms = std::max(randoms, static_cast<int>(std::lround(settings_.random_share * count)));
-    if (randoms < count) {
-      for (auto& g : modelled(count - randoms)) {
+    if (known == 0 && guided()) {
+      const auto warm = std::max(1, static_cast<int>(std::lround(warm_share * count)));
+      for (const auto& p : ranked_prior()) {
+        if (static_cast<int>(out.size()) >= std::min(warm, count) || !std::isfinite(p.fitness)) break;
+        if (!fresh(p.g, taken)) continue;
+        taken.insert(p.g);
+        out.push_back(p.g);
+      }
+      randoms -= static_cast<int>(out.size());
+    }
+    if (randoms + static_cast<int>(out.size()) < count) {
+      for (auto& g : modelled(count - randoms - static_cast<int>(out.size()))) {
         taken.insert(g);
         out.push_back(std::move(g));
       }
@@ -94,20 +106,23 @@ class forest_strategy final : public strategy {
   static constexpr int trees_per_slot = 3;
 
   std::vector<genome> modelled(int count) {
-    // Targets: log times; a failed point counts as the slowest point measured.
+    // Targets: log times; a failed point counts as the slowest point measured. With a warm start,
+    // every genome gains one feature: the prior's time there (prior_feature).
     std::vector<genome> x;
     std::vector<double> y;
     double worst = -inf;
     for (const auto& ind : history_)
       if (std::isfinite(ind.fitness)) worst = std::max(worst, std::log(ind.fitness));
     for (const auto& ind : history_) {
-      x.push_back(ind.g);
+      x.push_back(with_prior(ind.g));
       y.push_back(std::isfinite(ind.fitness) ? std::log(ind.fitness) : worst);
     }
     forest model;
     model.fit(x, y, rng_);
-
     const auto candidates = pool();
+    std::vector<genome> featured;
+    featured.reserve(candidates.size());
+    for (const auto& g : candidates) featured.push_back(with_prior(g));
     std::vector<genome> out;
     std::vector<char> used(candidates.size(), 0);
     for (int slot = 0; slot < count && out.size() < candidates.size(); ++slot) {
@@ -118,7 +133,7 @@ class forest_strategy final : public strategy {
       for (std::size_t i = 0; i < candidates.size(); ++i) {
         if (used[i]) continue;
         double v = 0;
-        for (const int t : trees) v += model.predict(candidates[i], t);
+        for (const int t : trees) v += model.predict(featured[i], t);
         if (v < lowest) {
           lowest = v;
           pick = i;
@@ -127,6 +142,62 @@ class forest_strategy final : public strategy {
       used[pick] = 1;
       out.push_back(candidates[pick]);
     }
+    return out;
+  }
+
+  // A warm start that can guide the model: two or more points that did not fail.
+  bool guided() const {
+    int finite = 0;
+    for (const auto& p : prior_) finite += std::isfinite(p.fitness);
+    return finite >= 2;
+  }
+
+  // Warm start (core::strategy::warm_start): the prior enters the model as one more feature of
+  // every genome, the prior's log time there in `prior_levels` quantile bins (measured there, else
+  // predicted by a forest fitted once to the prior's points). The trees split on it where it
+  // predicts this run's times and ignore it where it does not, so a prior from a related space
+  // guides the search and a misleading one costs little; its best points also take `warm_share`
+  // of the first batch. Shifting the prior's times onto this run's scale and fitting them as rows
+  // was tried first: it helped at 10-25 evaluations and trapped the search later, on every pair of
+  // bench/warm_start.py.
+  static constexpr double warm_share = 0.25;
+  static constexpr int prior_levels = 16;
+  static constexpr std::size_t prior_fit_rows = 2000;  // evenly over the prior's ranks
+
+  const std::vector<individual>& ranked_prior() {
+    if (ranked_.empty() && !prior_.empty()) {
+      ranked_ = prior_;
+      std::stable_sort(ranked_.begin(), ranked_.end(),
+                       [](const individual& a, const individual& b) { return a.fitness < b.fitness; });
+      double slowest = -inf;
+      for (const auto& p : ranked_)
+        if (std::isfinite(p.fitness)) slowest = std::max(slowest, std::log(p.fitness));
+      std::vector<genome> x;
+      std::vector<double> y, logs;
+      const std::size_t n = ranked_.size(), rows = std::min(n, prior_fit_rows);
+      for (const auto& p : ranked_) {
+        const double v = std::isfinite(p.fitness) ? std::log(p.fitness) : slowest;
+        prior_log_.emplace(p.g, v);
+        logs.push_back(v);
+      }
+      for (std::size_t k = 0; k < rows; ++k) {
+        const auto& p = ranked_[rows == n ? k : k * (n - 1) / (rows - 1)];
+        x.push_back(p.g);
+        y.push_back(prior_log_[p.g]);
+      }
+      prior_model_.fit(x, y, rng_);
+      for (int q = 1; q < prior_levels; ++q) cuts_.push_back(logs[static_cast<std::size_t>(q) * (n - 1) / prior_levels]);
+    }
+    return ranked_;
+  }
+
+  genome with_prior(const genome& g) {
+    if (!guided()) return g;
+    ranked_prior();
+    const auto it = prior_log_.find(g);
+    const double v = it != prior_log_.end() ? it->second : prior_model_.predict(g).mean;
+    genome out = g;
+    out.push_back(static_cast<int>(std::upper_bound(cuts_.begin(), cuts_.end(), v) - cuts_.begin()));
     return out;
   }
 
@@ -179,6 +250,10 @@ class forest_strategy final : public strategy {
   neighbourhood moves_;
   bool counted_ = false;
   std::vector<genome> valid_;
+  std::vector<individual> ranked_;      // the warm start's points, best first
+  std::map<genome, double> prior_log_;  // their log times (failed: the slowest)
+  forest prior_model_;                  // fitted to them, for points they lack
+  std::vector<double> cuts_;            // the prior_feature's bin edges
 };
 
 }  // namespace

@@ -36,6 +36,7 @@ island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_si
         }
     }
     strategy_ = core::make_strategy(*s.space, settings, core::derive_seed(s.config.seed, static_cast<std::uint64_t>(me), 41));
+    strategy_->warm_start(s.warm_start.points);
   }
   llm_ = std::move(s.llm);
   if (llm_) llm_->set_cancel([this] { return stop_.poll(); });  // a stop request does not wait for a slow model

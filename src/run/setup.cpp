@@ -6,6 +6,7 @@
 
 #include "core/rng.hpp"
 #include "util/error.hpp"
+#include "util/report.hpp"
 
 namespace galapagos::run {
 
@@ -54,6 +55,10 @@ std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
     throw error(s->family.toml_file.string(),
                 "the parameter space of backend '" + s->config.backend + "' is empty: no point satisfies the constraints");
   s->family.fitness_size(s->config.eval.fitness_size);
+  if (!s->config.warm_start.empty()) {
+    s->warm_start = simulate::read_warm_start(s->config.warm_start, *s->space);
+    if (rank == 0) report::line("%s; guides the forest islands", s->warm_start.summary().c_str());
+  }
   // A replayed run builds and times nothing: it never makes measurements on the node wait.
   s->lock = std::make_unique<eval::node_lock>(s->settings.replay.empty() ? s->config.node_lock : std::filesystem::path());
   if (!s->settings.replay.empty()) s->replay = std::make_unique<replay_source>(s->settings.replay, s->settings.replay_delay_s);

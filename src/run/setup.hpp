@@ -19,6 +19,7 @@
 #include "propose/llm/proposer.hpp"
 #include "run/checkpoint.hpp"
 #include "run/replay.hpp"
+#include "simulate/warm_start.hpp"
 #include "store/results_target.hpp"
 
 namespace galapagos::run {
@@ -46,6 +47,7 @@ struct setup {
   config::run_config config;
   families::family family;
   std::unique_ptr<core::search_space> space;
+  simulate::warm_start_points warm_start;  // [strategy] warm_start, mapped into `space`
   eval::machine_probe probe;
   std::unique_ptr<eval::node_lock> lock;
   std::unique_ptr<eval::evaluator> evaluator;

@@ -53,6 +53,7 @@ simulation_result simulate(const recorded_space& space, const simulation_setting
       s.shards = exhaustive;
     }
     islands[i].strategy = core::make_strategy(space.space(), s, core::derive_seed(settings.seed, static_cast<std::uint64_t>(i)));
+    islands[i].strategy->warm_start(settings.warm_start);
   }
   std::vector<std::vector<int>> graph;
   try {

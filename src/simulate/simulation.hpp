@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct simulation_settings {
   int degree = 2;                 // random: neighbours of each island (the graph drawn from `seed`, as a run draws it)
   int interval = 2;               // generations between migrations
   int count = 2;                  // best individuals sent each time
+  // Points of related recordings (simulate/warm_start.hpp), given to every island's strategy;
+  // read from warm_start_files (a config's [strategy] warm_start) by the caller, who has the space.
+  std::vector<core::individual> warm_start;
+  std::vector<std::filesystem::path> warm_start_files;
   // Migrants this island has not seen are re-measured (served from the recording) and cost an
   // evaluation, as in a measured run.
 };

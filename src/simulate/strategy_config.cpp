@@ -16,6 +16,7 @@ simulation_settings read_simulation_config(const std::filesystem::path& file, in
   out.degree = search.migration.degree;
   out.interval = search.migration.interval;
   out.count = search.migration.count;
+  out.warm_start_files = search.warm_start;
   out.islands.clear();
   for (int i = 0; i < islands; ++i) {
     core::strategy_settings s = search.strategy;

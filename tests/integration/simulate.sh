@@ -101,5 +101,26 @@ expect bad_strategy_key "bad_strategy.toml: key 'strategy.local_share': must lie
 printf '[strategy]\nkind = "hybrid"\ntemprature = 0.1\n' >"$work/typo.toml"
 expect strategy_typo 'typo.toml.*temprature' "$src/tests/data/spaces/gemm-cpu.h5" --config "$work/typo.toml"
 
+# Warm start: a recording of the same space guides the forest to its optimum in the first batch
+# (its best point opens it), given on the command line or in the config (relative to its folder);
+# a recording of another family's space is refused naming the file and the missing parameter.
+gemm=$src/tests/data/spaces/gemm-cpu.h5
+"$galapagos" simulate "$gemm" --seeds 3 --budget 16 --warm-start "$gemm" --json >"$work/warm.json" 2>"$work/warm.err" ||
+  fail "warm start: exit $? ($(cat "$work/warm.err"))"
+[[ $(json_get "$work/warm.json" "max(r['found_at'] for r in d['runs'])") -le 8 ]] ||
+  fail "warm start: the optimum was not in the first batch: $(json_get "$work/warm.json" "[r['found_at'] for r in d['runs']]")"
+[[ $(json_get "$work/warm.json" "d['warm_start']") == "warm start: 192 of 192 points of $gemm (galapagos results)" ]] ||
+  fail "warm start: summary $(json_get "$work/warm.json" "d['warm_start']")"
+mkdir -p "$work/cfg" && cp "$gemm" "$work/cfg/earlier.h5"
+printf '[strategy]\nwarm_start = ["earlier.h5"]\n' >"$work/cfg/warm.toml"
+"$galapagos" simulate "$gemm" --seeds 2 --budget 16 --config "$work/cfg/warm.toml" >"$work/warm.txt" 2>&1 ||
+  fail "warm start from the config: exit $?"
+grep -q "warm start: 192 of 192 points of $work/cfg/earlier.h5" "$work/warm.txt" || fail "warm start from the config: $(cat "$work/warm.txt")"
+expect warm_start_other_space "stencil3d7-cpu.h5: warm start: has no parameter '[A-Za-z_]+' of the search space" "$gemm" \
+  --warm-start "$src/tests/data/spaces/stencil3d7-cpu.h5"
+expect warm_start_missing 'no_such_prior.h5: cannot open' "$gemm" --warm-start "$work/no_such_prior.h5"
+printf '[strategy]\nwarm_start = [""]\n' >"$work/warm_empty.toml"
+expect warm_start_empty_name "warm_empty.toml: key 'strategy.warm_start': holds an empty file name" "$gemm" --config "$work/warm_empty.toml"
+
 if [[ $failures -ne 0 ]]; then echo "$failures failure(s)"; exit 1; fi
 echo "all simulate checks passed"
