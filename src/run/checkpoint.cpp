@@ -299,6 +299,7 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
   const auto params = f.strings("/candidates", "params");
   const auto status = f.strings("/candidates", "status");
   const auto median = f.numbers("/candidates", "time_median_s");
+  const auto fitness = f.numbers("/candidates", "fitness");  // what the search minimised (time, energy or EDP)
   const auto speedup = f.numbers("/candidates", "speedup");
   const auto origin = f.strings("/candidates", "origin");
   const auto hash = f.strings("/candidates", "source_hash");
@@ -314,6 +315,7 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
     c.status = status[r];
     c.reason = reason[r];
     c.time_median_s = median[r];
+    c.fitness = fitness[r];  // the resumed islands compare later rows with it
     c.speedup = speedup[r];
     c.origin = origin[r];
     c.source_hash = hash[r];
@@ -338,8 +340,9 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
         throw error(path, "/sources/" + hash[r] + " is missing: candidate " + std::to_string(ids[r]) + " was built from it");
       p.sources[hash[r]] = *text;
     }
-    if (eval::stored_ok(status[r]) &&
-        (!p.best || median[r] < p.best->time_median_s || (median[r] == p.best->time_median_s && ids[r] < p.best->id)))
+    // The best as the islands judge it (island_driver::absorb): the lowest fitness, ties to the lower id.
+    if (eval::stored_ok(status[r]) && std::isfinite(fitness[r]) &&
+        (!p.best || fitness[r] < p.best->fitness || (fitness[r] == p.best->fitness && ids[r] < p.best->id)))
       p.best = row_at(r);
   }
   for (int i = 0; i < p.islands; ++i) {
@@ -399,6 +402,7 @@ std::string to_json_text(const resume_plan& p) {
             {"island", p.best->island},
             {"params", p.best->params},
             {"time_median_s", p.best->time_median_s},
+            {"fitness", util::json_number(p.best->fitness)},
             {"origin", p.best->origin},
             {"source_hash", p.best->source_hash},
             {"speedup", util::json_number(p.best->speedup)}};
@@ -467,6 +471,7 @@ resume_plan resume_plan_from_json(const std::string& text) {
     b.params = j["best"].at("params");
     b.status = "ok";
     b.time_median_s = j["best"].at("time_median_s");
+    b.fitness = num_or(j["best"].at("fitness"), nan);
     b.origin = j["best"].value("origin", "");
     b.source_hash = j["best"].value("source_hash", "");
     b.speedup = num_or(j["best"].value("speedup", json()), nan);
