@@ -107,9 +107,7 @@ std::string llm_proposer::run_tool(conversation& c, const tool_call& call, call_
     }
     const tool_result r = c.tools.profile(id);
     rec.candidate_id = id;
-    done(r.status, r.text);
-    rec.reply.latency_s = r.seconds;
-    return r.text;
+    return done(r.status, r.text);  // its latency: the wall time, the profiler's included
   }
   if (call.name != "compile" && call.name != "evaluate")
     return done("unknown_tool", "There is no tool `" + call.name + "`: the tools are compile, evaluate and profile.");
@@ -128,9 +126,7 @@ std::string llm_proposer::run_tool(conversation& c, const tool_call& call, call_
   }
   if (call.name == "compile") {
     const tool_result r = c.tools.compile(c.current);
-    done(r.status, r.text + notes);
-    rec.reply.latency_s = r.seconds;
-    return rec.reply.text;
+    return done(r.status, r.text + notes);
   }
   if (c.current == c.request.parent_source)
     return done("unchanged", "The working source is still the parent's, which is measured already: change it first (edits).");
