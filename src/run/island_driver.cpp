@@ -123,6 +123,7 @@ island_snapshot island_driver::impl::snapshot(double wall_s) {
   c.rng_state = island_.random().state();
   c.population = population_json(island_, variant_hashes());
   if (strategy_) c.strategy_state = strategy_->state();
+  if (llm_) c.llm_state = llm_->models_state();
   return c;
 }
 
@@ -270,6 +271,8 @@ void island_driver::impl::keep_unfinished(int carried_before, double wall_s) {
   s.baseline_time_s = baseline_s_;
   s.baseline_min_s = baseline_min_s_;
   s.baseline_max_s = baseline_max_s_;
+  // The model calls of the generation are kept (their /llm_calls rows), and so are their rewards.
+  if (llm_) s.llm_state = llm_->models_state();
   batch_.state = to_json_text(s);
   flush_records();
   if (s.unfinished > 0)

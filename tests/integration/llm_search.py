@@ -213,6 +213,8 @@ price_completion_per_mtok = 2.0
         with h5py.File(out, "r") as f:
             before = len(f["candidates"])
             calls_before = len(f["llm_calls"])
+            state = f.get("checkpoint/island_0/llm_state")  # text, stored as bytes
+            stopped_bandit = json.loads(bytes(state[()]).decode()) if state is not None else None
         run = subprocess.run([galapagos, "resume", out], env=env, capture_output=True, text=True, timeout=600)
     else:
         run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
@@ -325,6 +327,14 @@ if resume:
         variant = dec({int(c["id"]): c for c in cands}[int(calls[1]["candidate_id"])]["source_hash"])
         check(any(dec(c["source_hash"]) == variant for c in cands[before:]), "the resumed island goes on tuning the rewrite")
         check(len(cands) == 16, f"the budget of evaluations spans both sessions: {len(cands)} candidates")
+        # The bandit's statistics are checkpointed with the island and restored: at the end they
+        # count every request of both sessions (each is rewarded once), not only the second's.
+        bandit = json.loads(bytes(f["checkpoint/island_0/llm_state"][()]).decode())
+        asked = sum(1 for c in calls if dec(c["status"]) != "budget_exhausted" and not dec(c["tool"]))
+        check(len(bandit) == 1 and bandit[0]["calls"] == asked == 6,
+              f"the bandit counts the calls of both sessions: {bandit} for {asked} requests")
+        check(stopped_bandit and stopped_bandit[0]["calls"] == 2 and stopped_bandit[0]["gain"] > 0,
+              f"the stopped session's checkpoint holds its calls and the accepted rewrite's gain: {stopped_bandit}")
         check(dec(f["winner"].attrs["source_hash"]) == variant, "the rewrite wins the resumed run")
     if failures:
         sys.exit(1)
