@@ -59,8 +59,8 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
 
 // [llm] and its [[llm.models]]: the LLM proposer (docs/llm.md).
 void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesystem::path& config_file) {
-  l.allow_only({"share", "island_shares", "refine", "turns", "bandit", "stagnation_generations", "whole_file", "elites_in_prompt", "tools",
-                "max_tokens", "max_cost", "prompts", "notes", "models"});
+  l.allow_only({"share", "island_shares", "refine", "turns", "bandit", "stagnation_generations", "whole_file", "elites_in_prompt",
+                "tools", "max_tokens", "max_cost", "prompts", "notes", "models"});
   s.share = l.num("share", s.share, 0, 1);
   for (const auto& v : l.scalars_as_text("island_shares")) {
     double x = -1;

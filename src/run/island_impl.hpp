@@ -234,8 +234,8 @@ class island_driver::impl {
   // registered source only in comments and blanks is that source's variant.
   std::map<std::string, int> variant_of_program_;
   std::unique_ptr<propose::llm_proposer> llm_;
-  std::map<std::int64_t, double> measured_s_;            // median time of the correct candidates this island took in
-  std::map<std::int64_t, std::string> profile_text_;     // candidate_profile(), cached
+  std::map<std::int64_t, double> measured_s_;         // median time of the correct candidates this island took in
+  std::map<std::int64_t, std::string> profile_text_;  // candidate_profile(), cached
   std::map<std::int64_t, std::vector<eval::profile_metric>> profile_metrics_;  // the profiler's, per candidate
   core::rng llm_rng_{core::derive_seed(s_.config.seed, static_cast<std::uint64_t>(migrants_.rank()), 31)};
   int variations_ = 0;

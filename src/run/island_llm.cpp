@@ -171,7 +171,8 @@ propose::tool_result island_driver::impl::compile_for_model(const std::string& t
   auto c = candidate_of({parent.variant, parent.g});
   c.text = text;
   for (const auto& p : propose::parse_declared_params(text, s_.space->parameters()).params)
-    c.params.emplace(p.name, p.values[static_cast<std::size_t>(propose::default_value_index(text, p))]);  // the parent's value first
+    c.params.emplace(p.name,
+                     p.values[static_cast<std::size_t>(propose::default_value_index(text, p))]);  // the parent's value first
   eval::build_result b;
   {
     scope_timer timed(spent_.evaluating_s);
@@ -182,7 +183,8 @@ propose::tool_result island_driver::impl::compile_for_model(const std::string& t
   std::string log = b.log;
   if (log.size() > 4000) log = log.substr(0, 4000) + "\n[... cut]";
   if (b.ok)
-    return {"compiled", "It compiles." + (log.empty() ? std::string() : " The compiler's words:\n\n```\n" + log + "\n```"), seconds};
+    return {"compiled", "It compiles." + (log.empty() ? std::string() : " The compiler's words:\n\n```\n" + log + "\n```"),
+            seconds};
   return {"compile_error", "It does not compile:\n\n```\n" + (log.empty() ? std::string("(no diagnostics)") : log) + "\n```",
           seconds};
 }

@@ -326,8 +326,8 @@ json tool_calls(const json& calls) {
 
 TEST(LlmProposer, ToolCallsRunWithinTheTurnsAndEveryOneIsRecorded) {
   scripted_server s(json::array(
-      {tool_calls(json::array({json::array({"compile", {{"edits", edit("  return 1;", "  return x;")}}}),
-                               json::array({"launch", json::object()})})),
+      {tool_calls(json::array(
+           {json::array({"compile", {{"edits", edit("  return 1;", "  return x;")}}}), json::array({"launch", json::object()})})),
        tool_calls(json::array({json::array({"compile", {{"edits", edit("  return x;", "  return 2;")}}}),
                                json::array({"evaluate", json::object()}), json::array({"profile", {{"candidate", "seven"}}}),
                                json::array({"profile", {{"candidate", 7}}})})),
@@ -357,9 +357,8 @@ TEST(LlmProposer, ToolCallsRunWithinTheTurnsAndEveryOneIsRecorded) {
   std::vector<std::pair<std::string, std::string>> steps;
   for (const auto& c : calls) steps.emplace_back(c.tool, c.outcome);
   const std::vector<std::pair<std::string, std::string>> expected = {
-      {"", "tool_calls"},        {"compile", "compile_error"}, {"launch", "unknown_tool"}, {"", "tool_calls"},
-      {"compile", "compiled"},   {"evaluate", "ok"},           {"profile", "bad_arguments"},
-      {"profile", "profiled"},   {"", "accepted"}};
+      {"", "tool_calls"}, {"compile", "compile_error"}, {"launch", "unknown_tool"}, {"", "tool_calls"}, {"compile", "compiled"},
+      {"evaluate", "ok"}, {"profile", "bad_arguments"}, {"profile", "profiled"},    {"", "accepted"}};
   EXPECT_EQ(steps, expected);
   ASSERT_EQ(judged.size(), 1u);  // the proposal is the program evaluate judged: not judged again
   EXPECT_NE(judged[0].find("return 2;"), std::string::npos);
@@ -396,8 +395,12 @@ TEST(LlmProposer, WithoutToolsTheRequestOffersNone) {
   gp::variation_tools tools;
   tools.compile = [](const std::string&) { return gp::tool_result{"compiled", "", 0}; };
   tools.profile = [](std::int64_t) { return gp::tool_result{"profiled", "", 0}; };
-  const auto calls =
-      p.vary(parent(), [](const std::string&) { return gp::candidate_outcome{true, "ok", "time 0.5 s", 0.5, 1}; }, tools);
+  const auto calls = p.vary(
+      parent(),
+      [](const std::string&) {
+        return gp::candidate_outcome{true, "ok", "time 0.5 s", 0.5, 1};
+      },
+      tools);
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].outcome, "accepted");
   const json body = json::parse(s.requests().at(0).at("body").get<std::string>());

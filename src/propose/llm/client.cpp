@@ -96,7 +96,8 @@ json message_json(const chat_message& m) {
     if (m.content.empty()) j["content"] = nullptr;
     j["tool_calls"] = json::array();
     for (const auto& c : m.tool_calls)
-      j["tool_calls"].push_back({{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
+      j["tool_calls"].push_back(
+          {{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
   }
   if (m.role == "tool") j["tool_call_id"] = m.tool_call_id;
   return j;
@@ -116,7 +117,8 @@ std::vector<tool_call> tool_calls_of(const json& msg) {
     tool_call t;
     t.id = c.contains("id") && c["id"].is_string() ? c["id"].get<std::string>() : "call_" + std::to_string(k);
     t.name = f["name"].get<std::string>();
-    if (f.contains("arguments")) t.arguments = f["arguments"].is_string() ? f["arguments"].get<std::string>() : f["arguments"].dump();
+    if (f.contains("arguments"))
+      t.arguments = f["arguments"].is_string() ? f["arguments"].get<std::string>() : f["arguments"].dump();
     out.push_back(std::move(t));
   }
   return out;

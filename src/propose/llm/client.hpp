@@ -49,7 +49,7 @@ struct llm_reply {
   // timeout, network_error, malformed (no choices[0].message.content in a 200 answer),
   // cancelled (the cancel predicate said so: the run is stopping)
   std::string status = "ok";
-  std::string text;    // the model's answer (may be empty beside tool calls)
+  std::string text;  // the model's answer (may be empty beside tool calls)
   std::vector<tool_call> tool_calls;
   std::string reason;  // why not ok, one line
   long http_status = 0;

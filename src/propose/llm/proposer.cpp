@@ -142,8 +142,8 @@ std::string llm_proposer::run_tool(conversation& c, const tool_call& call, call_
     return done(judged.status.empty() ? "not_evaluated" : judged.status, "The candidate was not evaluated: " + judged.message);
   c.evaluated[key] = judged;
   if (judged.status != "ok")
-    return done(judged.status, "The candidate was rejected (" + judged.status + "):\n\n```\n" + tail(judged.message, 3000) +
-                                   "\n```" + notes);
+    return done(judged.status,
+                "The candidate was rejected (" + judged.status + "):\n\n```\n" + tail(judged.message, 3000) + "\n```" + notes);
   if (std::isfinite(c.request.parent_time_s) && judged.time_s > 0)
     c.gain += std::max(0.0, std::log(c.request.parent_time_s / judged.time_s));
   return done("ok", "Correct; it joined the island's population as candidate " + std::to_string(judged.candidate_id) + ": " +
@@ -177,7 +177,8 @@ std::vector<call_record> llm_proposer::vary(const variation_request& request, co
     call_record rec;
     rec.turn = turn;
     rec.model = m.name;
-    rec.prompt = conversation_text(std::vector<chat_message>(messages.begin() + static_cast<std::ptrdiff_t>(sent), messages.end()));
+    rec.prompt =
+        conversation_text(std::vector<chat_message>(messages.begin() + static_cast<std::ptrdiff_t>(sent), messages.end()));
     sent = messages.size();
     if (exhausted()) {
       rec.outcome = "budget_exhausted";

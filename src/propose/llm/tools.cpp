@@ -24,19 +24,19 @@ std::string tool_definitions() {
                   {"description", description},
                   {"parameters", {{"type", "object"}, {"properties", std::move(properties)}, {"required", json::array()}}}}}};
   };
-  return json::array({function("compile", "Build the working source as a candidate is built; returns the compiler's diagnostics.",
-                               {{"edits", edits}}),
-                      function("evaluate",
-                               "Judge the working source as a candidate of the island: built, checked against the "
-                               "reference, timed. Returns its status, time, roofline fraction, or the reason it failed. "
-                               "Counts as one evaluation of the island's budget; a correct one joins the population.",
-                               {{"edits", edits}}),
-                      function("profile",
-                               "What is known of a candidate's performance: roofline position, achieved bandwidth and "
-                               "arithmetic rate against the machine's ceilings, profiler metrics on GPUs.",
-                               {{"candidate",
-                                 {{"type", "integer"},
-                                  {"description", "the candidate's id (from evaluate); absent: the parent"}}}})})
+  return json::array(
+             {function("compile", "Build the working source as a candidate is built; returns the compiler's diagnostics.",
+                       {{"edits", edits}}),
+              function("evaluate",
+                       "Judge the working source as a candidate of the island: built, checked against the "
+                       "reference, timed. Returns its status, time, roofline fraction, or the reason it failed. "
+                       "Counts as one evaluation of the island's budget; a correct one joins the population.",
+                       {{"edits", edits}}),
+              function("profile",
+                       "What is known of a candidate's performance: roofline position, achieved bandwidth and "
+                       "arithmetic rate against the machine's ceilings, profiler metrics on GPUs.",
+                       {{"candidate",
+                         {{"type", "integer"}, {"description", "the candidate's id (from evaluate); absent: the parent"}}}})})
       .dump();
 }
 

@@ -23,9 +23,9 @@ std::string tool_definitions();
 
 // A model's SEARCH/REPLACE text applied to a source.
 struct source_edit {
-  std::string source;   // the edited source (outcome empty)
-  std::string outcome;  // empty: changed; else no_edits, edits_not_applied or unchanged
-  std::string problem;  // what the model is told when not changed
+  std::string source;              // the edited source (outcome empty)
+  std::string outcome;             // empty: changed; else no_edits, edits_not_applied or unchanged
+  std::string problem;             // what the model is told when not changed
   std::vector<std::string> notes;  // blocks not applied, malformed blocks, one line each
   int applied = 0, failed = 0;
 };
