@@ -237,7 +237,10 @@ def run_facts(r):
         rows.append((f"island {m.island} machine", f"{m.cpu_model}, {m.cores} cores, {m.bandwidth_gbs:.1f} GB/s, "
                                                     f"{m.peak_gflops:.1f} GFLOP/s"))
     if not r.llm_calls.empty:
-        rows.append(("LLM calls", f"{len(r.llm_calls)}"))
+        # a row with a `tool` is a tool call the model made, not a request (files before tools have none)
+        tools = r.llm_calls["tool"].astype(bool) if "tool" in r.llm_calls else None
+        requests = len(r.llm_calls) - (int(tools.sum()) if tools is not None else 0)
+        rows.append(("LLM calls", f"{requests}" + (f" (and {int(tools.sum())} tool calls)" if tools is not None and tools.any() else "")))
     return rows
 
 

@@ -32,7 +32,7 @@ __all__ = ["load", "Results", "ResultsError", "reader_version"]
 
 # Columns of the tables a file may lack, so that an empty frame still has them.
 _COLUMNS = {
-    "llm_calls": ["id", "island", "generation", "variation", "turn", "model", "status", "reason", "http_status",
+    "llm_calls": ["id", "island", "generation", "variation", "turn", "tool", "model", "status", "reason", "http_status",
                   "attempts", "prompt_tokens", "completion_tokens", "cost", "latency_s", "edits_applied",
                   "edits_failed", "outcome", "candidate_id", "prompt", "response"],
     "profiles": ["candidate_id", "island", "kernel", "launch", "metric", "unit", "value"],

@@ -47,6 +47,7 @@ toml::table llm_table(const propose::llm_settings& l) {
                      {"island_shares", shares},
                      {"refine", l.refine},
                      {"turns", l.turns},
+                     {"tools", l.tools},
                      {"bandit", l.bandit},
                      {"stagnation_generations", l.stagnation_generations},
                      {"whole_file", l.whole_file},

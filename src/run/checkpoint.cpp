@@ -51,6 +51,7 @@ std::string to_json_text(const island_snapshot& s) {
               {"rng_state", s.rng_state},
               {"population", s.population},
               {"strategy_state", s.strategy_state},
+              {"llm_state", s.llm_state},
               {"unfinished", s.unfinished}}
       .dump();
 }
@@ -74,6 +75,7 @@ island_snapshot snapshot_from_json(const std::string& text) {
   s.rng_state = j.at("rng_state");
   s.population = j.at("population");
   s.strategy_state = j.value("strategy_state", "");
+  s.llm_state = j.value("llm_state", "");
   s.unfinished = j.value("unfinished", 0);
   return s;
 }
@@ -150,6 +152,7 @@ void checkpoint_writer::write(announce how) {
     working_.set_text(group + "/rng_state", s.rng_state);
     working_.set_text(group + "/population", s.population);
     if (!s.strategy_state.empty()) working_.set_text(group + "/strategy_state", s.strategy_state);
+    if (!s.llm_state.empty()) working_.set_text(group + "/llm_state", s.llm_state);
     working_.set_attribute(group, "generation", s.generation);
     working_.set_attribute(group, "evaluated", s.evaluated);
     working_.set_attribute(group, "failed", s.failed);
@@ -290,6 +293,7 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
     s.rng_state = required_text("rng_state");
     s.population = required_text("population");
     s.strategy_state = f.text(g + "/strategy_state").value_or("");
+    s.llm_state = f.text(g + "/llm_state").value_or("");  // absent: no models, or a file of an earlier galapagos
     p.per_island[static_cast<std::size_t>(i)].snapshot = s;
   }
 

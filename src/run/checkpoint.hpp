@@ -41,6 +41,7 @@ struct island_snapshot {
   std::string rng_state;       // core::rng::state()
   std::string population;      // JSON [{"id", "fitness" (null = failed), "params"}]
   std::string strategy_state;  // core::strategy::state() of a non-GA strategy; empty for the GA
+  std::string llm_state;       // the LLM ensemble's bandit statistics (propose::ensemble::state()); empty: none
   int unfinished = 0;          // rows of the generation in progress, after the `evaluated` ones
 };
 std::string to_json_text(const island_snapshot& s);

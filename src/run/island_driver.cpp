@@ -51,7 +51,7 @@ island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_si
 void island_driver::impl::profile_elites() {
   if (!s_.evaluator->can_profile()) return;
   for (const auto& ind : island_.best(s_.config.eval.profile_elites)) {
-    if (!std::isfinite(ind.fitness)) continue;
+    if (!std::isfinite(ind.fitness) || profile_metrics_.contains(ind.id)) continue;  // profiled for a model already
     std::string why;
     std::vector<eval::profile_metric> metrics;
     {
@@ -60,6 +60,7 @@ void island_driver::impl::profile_elites() {
     }
     for (const auto& pm : metrics)
       batch_.profiles.push_back({ind.id, migrants_.rank(), pm.kernel, pm.launch, pm.metric, pm.unit, pm.value});
+    if (!metrics.empty()) profile_metrics_[ind.id] = metrics;
     if (metrics.empty())
       report::progress("island %d: profiling candidate %lld: %s", migrants_.rank(), static_cast<long long>(ind.id), why.c_str());
     else
@@ -122,6 +123,7 @@ island_snapshot island_driver::impl::snapshot(double wall_s) {
   c.rng_state = island_.random().state();
   c.population = population_json(island_, variant_hashes());
   if (strategy_) c.strategy_state = strategy_->state();
+  if (llm_) c.llm_state = llm_->models_state();
   return c;
 }
 
@@ -235,6 +237,7 @@ void island_driver::impl::take_result(const core::point& p, const store::candida
   const bool ok = eval::stored_ok(r.status);
   // What the strategies minimise ([search] objective); a row without a usable figure never wins.
   const double fitness = ok ? core::fitness_of(s_.config.objective, r.time_median_s, r.energy_j) : inf;
+  if (ok && r.time_median_s > 0) measured_s_[r.id] = r.time_median_s;
   island_.record({p.g, fitness, r.id, p.variant});
   if (strategy_ && p.variant == 0) strategy_->tell({p.g, fitness, r.id});
   ++evaluated_;
@@ -268,6 +271,8 @@ void island_driver::impl::keep_unfinished(int carried_before, double wall_s) {
   s.baseline_time_s = baseline_s_;
   s.baseline_min_s = baseline_min_s_;
   s.baseline_max_s = baseline_max_s_;
+  // The model calls of the generation are kept (their /llm_calls rows), and so are their rewards.
+  if (llm_) s.llm_state = llm_->models_state();
   batch_.state = to_json_text(s);
   flush_records();
   if (s.unfinished > 0)

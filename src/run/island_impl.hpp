@@ -26,6 +26,7 @@
 #include "eval/node_lock.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
+#include "propose/llm/profile_text.hpp"
 #include "propose/llm/proposer.hpp"
 #include "propose/llm/variant.hpp"
 #include "run/checkpoint.hpp"
@@ -167,6 +168,14 @@ class island_driver::impl {
   // population), the model's turns, each candidate judged like any other, every call recorded.
   void vary_with_llm();
 
+  // What is known of a candidate's performance, read for a model (propose/llm/profile_text.hpp):
+  // the roofline position against the probe's ceilings, and on GPUs the profiler's metrics
+  // (taken on demand where Nsight Compute is available, its time counted as evaluating).
+  // Cached per candidate; `seconds` gets what it cost. `id` -1 or unknown: "" (see known).
+  std::string candidate_profile(std::int64_t id, double& seconds, bool allow_profiler);
+  // The LLM's compile tool: the source built as a candidate of the parent's values would be.
+  propose::tool_result compile_for_model(const std::string& text, const core::individual& parent);
+
   // What every variation prompt says about the family and the hardware.
   std::map<std::string, std::string> prompt_values() const;
 
@@ -225,6 +234,9 @@ class island_driver::impl {
   // registered source only in comments and blanks is that source's variant.
   std::map<std::string, int> variant_of_program_;
   std::unique_ptr<propose::llm_proposer> llm_;
+  std::map<std::int64_t, double> measured_s_;         // median time of the correct candidates this island took in
+  std::map<std::int64_t, std::string> profile_text_;  // candidate_profile(), cached
+  std::map<std::int64_t, std::vector<eval::profile_metric>> profile_metrics_;  // the profiler's, per candidate
   core::rng llm_rng_{core::derive_seed(s_.config.seed, static_cast<std::uint64_t>(migrants_.rank()), 31)};
   int variations_ = 0;
   std::int64_t llm_calls_ = 0;

@@ -19,7 +19,10 @@ void island_driver::impl::vary_with_llm() {
   req.generations_without_improvement = stagnant_generations_;
   if (prompt_base_.empty()) prompt_base_ = prompt_values();
   req.values = prompt_base_;
-  req.values["parent_measurements"] = describe_individual(parent);
+  double profile_s = 0;
+  const std::string parent_profile = candidate_profile(parent.id, profile_s, false);
+  spent_.evaluating_s += profile_s;
+  req.values["parent_measurements"] = describe_individual(parent) + (parent_profile.empty() ? "" : "\n\n" + parent_profile);
   std::string elites;
   for (const auto& e : best) elites += "- " + describe_individual(e) + "\n";
   req.values["elites"] = elites.empty() ? "(none yet)" : elites;
@@ -68,9 +71,22 @@ void island_driver::impl::vary_with_llm() {
     }
     return o;
   };
+  propose::variation_tools tools;
+  tools.compile = [&](const std::string& text) { return compile_for_model(text, parent); };
+  tools.profile = [&](std::int64_t id) -> propose::tool_result {
+    double seconds = 0;
+    const std::string text = candidate_profile(id < 0 ? parent.id : id, seconds, true);
+    spent_.evaluating_s += seconds;
+    if (text.empty())
+      return {"unknown_candidate",
+              "Candidate " + std::to_string(id) + " is not one this island has a correct measurement of (the parent is " +
+                  std::to_string(parent.id) + ").",
+              seconds};
+    return {"profiled", text, seconds};
+  };
   const double evaluating_before = spent_.evaluating_s;
   const auto v0 = std::chrono::steady_clock::now();
-  const auto calls = llm_->vary(req, judge);
+  const auto calls = llm_->vary(req, judge, tools);
   spent_.model_s += std::max(0.0, std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count() -
                                       (spent_.evaluating_s - evaluating_before));
   for (const auto& c : calls) {
@@ -80,6 +96,7 @@ void island_driver::impl::vary_with_llm() {
     row.generation = island_.generation();
     row.variation = variation;
     row.turn = c.turn;
+    row.tool = c.tool;
     row.model = c.model;
     row.status = c.reply.status;
     row.reason = c.reply.reason;
@@ -95,8 +112,11 @@ void island_driver::impl::vary_with_llm() {
     row.candidate_id = c.candidate_id;
     row.prompt = c.prompt;
     row.response = c.reply.text;
+    for (const auto& t : c.reply.tool_calls)
+      row.response += (row.response.empty() ? "" : "\n") + ("[tool call " + t.id + "] " + t.name + " " + t.arguments);
     batch_.llm_calls.push_back(std::move(row));
-    report::progress("island %d: LLM %s turn %d: %s%s", rank, c.model.c_str(), c.turn, c.outcome.c_str(),
+    report::progress("island %d: LLM %s turn %d%s: %s%s", rank, c.model.c_str(), c.turn,
+                     c.tool.empty() ? "" : (" tool " + c.tool).c_str(), c.outcome.c_str(),
                      c.candidate_id >= 0 ? (" (candidate " + std::to_string(c.candidate_id) + ")").c_str() : "");
   }
   if (llm_->exhausted() && !llm_exhausted_reported_) {
@@ -104,6 +124,69 @@ void island_driver::impl::vary_with_llm() {
                      static_cast<long long>(llm_->tokens_spent()), llm_->cost_spent());
     llm_exhausted_reported_ = true;
   }
+}
+
+std::string island_driver::impl::candidate_profile(std::int64_t id, double& seconds, bool allow_profiler) {
+  seconds = 0;
+  if (const auto it = profile_text_.find(id); it != profile_text_.end()) return it->second;
+  propose::profile_facts f;
+  f.candidate_id = id;
+  f.backend = s_.config.backend;
+  if (const auto it = measured_s_.find(id); it != measured_s_.end()) f.time_s = it->second;
+  const core::individual* member = nullptr;
+  for (const auto& ind : island_.population())
+    if (ind.id == id) member = &ind;
+  if (!(f.time_s > 0) && member && std::isfinite(member->fitness) && s_.config.objective == core::objective::time)
+    f.time_s = member->fitness;  // measured in an earlier session
+  if (!(f.time_s > 0)) return "";
+  const auto& size = s_.evaluator->fitness_size();
+  f.floor_s = s_.evaluator->floor_s(size);
+  f.bytes = s_.family.bytes(size);
+  f.flops = s_.family.flops(size);
+  f.bandwidth_gbs = s_.evaluator->machine().bandwidth_gbs;
+  f.peak_gflops = s_.evaluator->family_peak_gflops();
+  if (allow_profiler && member && !profile_metrics_.contains(id) && s_.evaluator->can_profile()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string why;
+    std::vector<eval::profile_metric> metrics;
+    {
+      eval::node_lock_guard hold(*s_.lock);
+      metrics = s_.evaluator->profile(candidate_of({member->variant, member->g}), why);
+    }
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const auto& pm : metrics)
+      batch_.profiles.push_back({id, migrants_.rank(), pm.kernel, pm.launch, pm.metric, pm.unit, pm.value});
+    profile_metrics_[id] = metrics;  // empty: the profiler failed, not asked again
+  }
+  if (const auto it = profile_metrics_.find(id); it != profile_metrics_.end())
+    for (const auto& pm : it->second) f.metrics.push_back({pm.kernel, pm.metric, pm.unit, pm.value});
+  std::string text = propose::describe_profile(f);
+  // Cached once final: on a GPU that can profile, only after the profiler was asked.
+  if (!s_.evaluator->can_profile() || profile_metrics_.contains(id)) profile_text_[id] = text;
+  return text;
+}
+
+propose::tool_result island_driver::impl::compile_for_model(const std::string& text, const core::individual& parent) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto c = candidate_of({parent.variant, parent.g});
+  c.text = text;
+  for (const auto& p : propose::parse_declared_params(text, s_.space->parameters()).params)
+    c.params.emplace(p.name,
+                     p.values[static_cast<std::size_t>(propose::default_value_index(text, p))]);  // the parent's value first
+  eval::build_result b;
+  {
+    scope_timer timed(spent_.evaluating_s);
+    eval::node_lock_guard hold(*s_.lock);  // a compiler beside a timed run would disturb it
+    b = s_.evaluator->compiler().build(s_.evaluator->build_request_for(c));
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string log = b.log;
+  if (log.size() > 4000) log = log.substr(0, 4000) + "\n[... cut]";
+  if (b.ok)
+    return {"compiled", "It compiles." + (log.empty() ? std::string() : " The compiler's words:\n\n```\n" + log + "\n```"),
+            seconds};
+  return {"compile_error", "It does not compile:\n\n```\n" + (log.empty() ? std::string("(no diagnostics)") : log) + "\n```",
+          seconds};
 }
 
 std::map<std::string, std::string> island_driver::impl::prompt_values() const {

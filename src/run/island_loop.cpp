@@ -211,6 +211,13 @@ void island_driver::impl::restore(const resume_plan& p) {
         throw error(p.path, "island " + std::to_string(rank) + "'s strategy state: " + e.what());
       }
     }
+    if (llm_ && !c.llm_state.empty()) {
+      try {
+        llm_->restore_models(c.llm_state);
+      } catch (const std::invalid_argument& e) {
+        throw error(p.path, "island " + std::to_string(rank) + "'s LLM bandit state: " + e.what());
+      }
+    }
     evaluated_ = c.evaluated;
     failed_ = c.failed;
     next_id_ = c.next_id;

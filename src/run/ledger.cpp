@@ -121,6 +121,11 @@ store::attributes compute_ledger(const ledger_inputs& in) {
     const auto c = f.integers("/llm_calls", "completion_tokens");
     const auto m = f.numbers("/llm_calls", "cost");
     calls = static_cast<std::int64_t>(p.size());
+    try {  // the model's tool calls are rows too, not requests (files before them have no `tool`)
+      for (const auto& tool : f.strings("/llm_calls", "tool"))
+        if (!tool.empty()) --calls;
+    } catch (const std::exception&) {
+    }
     for (std::size_t i = 0; i < p.size(); ++i) prompt += p[i], completion += c[i], money += m[i];
   }
   a["llm_calls"] = calls;

@@ -223,6 +223,7 @@ void to_json(json& j, const llm_call_row& r) {
            {"generation", r.generation},
            {"variation", r.variation},
            {"turn", r.turn},
+           {"tool", r.tool},
            {"model", r.model},
            {"status", r.status},
            {"reason", r.reason},
@@ -245,6 +246,7 @@ void from_json(const json& j, llm_call_row& r) {
   r.generation = j.at("generation");
   r.variation = j.at("variation");
   r.turn = j.at("turn");
+  r.tool = j.value("tool", "");
   r.model = j.at("model");
   r.status = j.at("status");
   r.reason = j.at("reason");

@@ -205,6 +205,7 @@ struct table_def<llm_call_row> {
       {"generation", &R::generation, ""},
       {"variation", &R::variation, ""},
       {"turn", &R::turn, ""},
+      {"tool", &R::tool, ""},
       {"model", &R::model, ""},
       {"status", &R::status, ""},
       {"reason", &R::reason, ""},

@@ -109,7 +109,8 @@ struct llm_call_row {    // one request to a language model (the LLM proposer); 
   std::int64_t id = -1;  // island * 1000000 + number of the call on that island
   std::int32_t island = 0, generation = 0;
   std::int32_t variation = 0;  // the island's variation (conversation) this call belongs to
-  std::int32_t turn = 0;       // 0 = the proposal, 1.. = repairs
+  std::int32_t turn = 0;       // 0 = the proposal, 1.. = repairs (or turns of tool calls)
+  std::string tool;            // a tool call the model made in the turn (compile, evaluate, profile); "": a request
   std::string model;           // the [[llm.models]] name
   std::string status;          // the client's: ok, http_error, timeout, network_error, malformed, budget_exhausted
   std::string reason;          // why not ok, one line

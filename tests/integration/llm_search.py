@@ -27,6 +27,12 @@ With --same-program: the model's one proposal is the parent with a comment added
 changed, the same program; it is not evaluated again (outcome already_evaluated) and the next turn
 tells the model so.
 
+With --tools ([llm] tools = true): the model works with tool calls in one variation: it compiles
+the blocked rewrite (a compile error), compiles it fixed, evaluates it, profiles it, then proposes
+the working source with a larger default block. The proposal is accepted; /llm_calls holds each
+tool call (tool, outcome, cost in seconds), the model was sent the tools and each tool's answer,
+and the first prompt carries the parent's profile.
+
 With --stall: the model never proposes anything ("Nothing to change.") and has every slot of a
 generation after the first ([llm] share = 1) with no token budget. The search must not stall or
 end early: it evaluates its whole budget with genomes, the model asked again and again."""
@@ -46,7 +52,8 @@ resume = mode == "--resume"
 cancel = mode == "--cancel"
 stall = mode == "--stall"
 same_program = mode == "--same-program"
-mpiexec = mode if mode and not resume and not cancel and not stall and not same_program else None
+tools = mode == "--tools"
+mpiexec = mode if mode and not resume and not cancel and not stall and not same_program and not tools else None
 os.makedirs(work, exist_ok=True)
 for f in glob.glob(os.path.join(work, "*")):
     if os.path.isfile(f):
@@ -86,6 +93,15 @@ def ok(content, tokens=(60, 40)):
                                     "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1]}}}
 
 
+def calls(*named, tokens=(50, 30)):
+    return {"status": 200, "body": {
+        "choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{k}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            for k, (name, args) in named]}}],
+        "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1]}}}
+
+
+FIXED_LINE = BROKEN_LINE.replace(" + undeclared_offset", "")
 script = [
     {"status": 429, "headers": {"Retry-After": "0"}, "body": {"error": "slow down"}},
     {"status": 500, "body": "internal error"},
@@ -102,6 +118,13 @@ if resume:  # the proposal and its repair, then answers without edits until the 
     script = script[2:4] + [ok("Nothing to change.") for _ in range(8)]
 if cancel:  # a model that takes two minutes
     script = [dict(ok("Too late."), delay_s=120)]
+if tools:  # compile (an error), compile fixed, evaluate, profile, then propose
+    script = [calls((1, ("compile", {"edits": block(LOOP, REWRITE)}))),
+              calls((2, ("compile", {"edits": block(BROKEN_LINE, FIXED_LINE)}))),
+              calls((3, ("evaluate", {}))),
+              calls((4, ("profile", {}))),
+              ok("Done: a larger block by default.\n" + block("#define GLP_BLOCK 4096", "#define GLP_BLOCK 65536"))]
+    script += [ok("Nothing to change.") for _ in range(30)]
 if stall:  # a model that never proposes anything
     script = [ok("Nothing to change.") for _ in range(400)]
 if same_program:  # a comment and blanks only, then nothing
@@ -148,8 +171,9 @@ final_rounds = 3
 cache_dir = "{work}/cache"
 [llm]
 share = {1.0 if stall else 0.25}
-turns = 2
-max_tokens = {0 if stall else 600 if resume else 400}
+turns = {6 if tools else 2}
+tools = {'true' if tools else 'false'}
+max_tokens = {0 if stall or tools else 600 if resume else 400}
 {'island_shares = [0.25, 0.0]' if mpiexec else ''}
 [[llm.models]]
 name = "scripted"
@@ -189,6 +213,8 @@ price_completion_per_mtok = 2.0
         with h5py.File(out, "r") as f:
             before = len(f["candidates"])
             calls_before = len(f["llm_calls"])
+            state = f.get("checkpoint/island_0/llm_state")  # text, stored as bytes
+            stopped_bandit = json.loads(bytes(state[()]).decode()) if state is not None else None
         run = subprocess.run([galapagos, "resume", out], env=env, capture_output=True, text=True, timeout=600)
     else:
         run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
@@ -215,6 +241,55 @@ if stall:
     check(evaluated == 10, f"the whole budget is evaluated although the model adds nothing: {evaluated} of 10")
     check("llm" not in origins, f"no candidate comes from the model: {origins}")
     check(len(requests) >= 4, f"the model is asked in several generations: {len(requests)} requests")
+    sys.exit(1 if failures else 0)
+if tools:
+    bodies = [json.loads(r["body"]) for r in requests]
+    names = [t["function"]["name"] for t in bodies[0].get("tools", [])]
+    check(names == ["compile", "evaluate", "profile"], f"the request offers the three tools: {names}")
+    check(bodies[0].get("tool_choice") == "auto", "the model may call tools in its first turn")
+    first_prompt = bodies[0]["messages"][1]["content"]
+    check("Profile of candidate" in first_prompt and "roofline" in first_prompt and "GB/s" in first_prompt,
+          "the parent's profile is in the first prompt")
+    answers = [m for m in bodies[1]["messages"] if m["role"] == "tool"]
+    check(len(answers) == 1 and answers[0]["tool_call_id"] == "call_1" and "undeclared_offset" in answers[0]["content"],
+          f"the compile tool's diagnostics reach the model: {answers}")
+    assistant = [m for m in bodies[1]["messages"] if m["role"] == "assistant"]
+    check(assistant and assistant[-1].get("tool_calls", [{}])[0].get("function", {}).get("name") == "compile",
+          "the model's tool calls are sent back as it made them")
+    told = [m["content"] for m in bodies[3]["messages"] if m["role"] == "tool"]
+    check(any("joined the island's population" in t for t in told), f"evaluate tells the model its candidate: {told[-1:]}")
+    told = [m["content"] for m in bodies[4]["messages"] if m["role"] == "tool"]
+    check(any("roofline" in t and "bound" in t for t in told), f"profile reads the roofline for the model: {told[-1:]}")
+    with h5py.File(out, "r") as f:
+        check(f.attrs["finished"].item() is True, "the run finished")
+        rows = [c for c in f["llm_calls"][:] if int(c["variation"]) == 0]
+        cands = {int(c["id"]): c for c in f["candidates"][:]}
+        steps = [(dec(c["tool"]), dec(c["outcome"])) for c in rows]
+        print("variation 0:", steps)
+        check(steps == [("", "tool_calls"), ("compile", "compile_error"), ("", "tool_calls"), ("compile", "compiled"),
+                        ("", "tool_calls"), ("evaluate", "ok"), ("", "tool_calls"), ("profile", "profiled"),
+                        ("", "accepted")], f"every tool call is recorded in order: {steps}")
+        if len(rows) == 9:
+            for r in rows:
+                if dec(r["tool"]):
+                    check(float(r["latency_s"]) > 0 and int(r["prompt_tokens"]) == 0 and float(r["cost"]) == 0,
+                          "a tool call's cost is its seconds, no tokens")
+            check("undeclared_offset" in dec(rows[1]["response"]), "the compile row holds the diagnostics")
+            evaluated = cands.get(int(rows[5]["candidate_id"]))
+            check(evaluated is not None and dec(evaluated["status"]) == "ok" and dec(evaluated["origin"]) == "llm",
+                  "the evaluate tool's candidate is a correct candidate of origin llm")
+            check("Arithmetic intensity" in dec(rows[7]["response"]), "the profile row holds the reading")
+            accepted = cands.get(int(rows[8]["candidate_id"]))
+            check(accepted is not None and dec(accepted["status"]) == "ok", "the proposal is an accepted candidate")
+            if accepted is not None and evaluated is not None:
+                check(dec(accepted["source_hash"]) != dec(evaluated["source_hash"]), "the proposal is the working source, changed")
+                text = f["sources"][dec(accepted["source_hash"])][()]
+                text = text.decode() if isinstance(text, bytes) else text
+                check("#define GLP_BLOCK 65536" in text and "undeclared_offset" not in text, "the proposed source is stored")
+                check(json.loads(dec(accepted["params"])).get("BLOCK") == 65536, "the proposal runs with its own default")
+        w = f["winner"].attrs
+        check(dec(w["origin"]) in ("llm", "offspring") and dec(w["source_hash"]) != dec(cands[min(cands)]["source_hash"]),
+              "a rewrite wins the run")
     sys.exit(1 if failures else 0)
 if same_program:
     with h5py.File(out, "r") as f:
@@ -252,6 +327,14 @@ if resume:
         variant = dec({int(c["id"]): c for c in cands}[int(calls[1]["candidate_id"])]["source_hash"])
         check(any(dec(c["source_hash"]) == variant for c in cands[before:]), "the resumed island goes on tuning the rewrite")
         check(len(cands) == 16, f"the budget of evaluations spans both sessions: {len(cands)} candidates")
+        # The bandit's statistics are checkpointed with the island and restored: at the end they
+        # count every request of both sessions (each is rewarded once), not only the second's.
+        bandit = json.loads(bytes(f["checkpoint/island_0/llm_state"][()]).decode())
+        asked = sum(1 for c in calls if dec(c["status"]) != "budget_exhausted" and not dec(c["tool"]))
+        check(len(bandit) == 1 and bandit[0]["calls"] == asked == 6,
+              f"the bandit counts the calls of both sessions: {bandit} for {asked} requests")
+        check(stopped_bandit and stopped_bandit[0]["calls"] == 2 and stopped_bandit[0]["gain"] > 0,
+              f"the stopped session's checkpoint holds its calls and the accepted rewrite's gain: {stopped_bandit}")
         check(dec(f["winner"].attrs["source_hash"]) == variant, "the rewrite wins the resumed run")
     if failures:
         sys.exit(1)

@@ -303,3 +303,107 @@ TEST(LlmProposer, ACancelledCallEndsTheVariationAtOnce) {
   EXPECT_EQ(calls[0].outcome, "llm_cancelled");
   EXPECT_EQ(judged, 0);
 }
+
+// Tool calls (propose/llm/tools.hpp): the tools go out with the request, the model's calls run
+// through the island's side, their answers go back as `tool` messages, the last turn offers no
+// tools, and a program the evaluate tool judged is not judged again when proposed.
+namespace {
+
+json tool_calls(const json& calls) {
+  json list = json::array();
+  int k = 0;
+  for (const auto& c : calls)
+    list.push_back({{"id", "call_" + std::to_string(++k)},
+                    {"type", "function"},
+                    {"function", {{"name", c[0]}, {"arguments", c[1].dump()}}}});
+  return {{"status", 200},
+          {"body",
+           {{"choices", {{{"message", {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", list}}}}}},
+            {"usage", {{"prompt_tokens", 10}, {"completion_tokens", 5}}}}}};
+}
+
+}  // namespace
+
+TEST(LlmProposer, ToolCallsRunWithinTheTurnsAndEveryOneIsRecorded) {
+  scripted_server s(json::array(
+      {tool_calls(json::array(
+           {json::array({"compile", {{"edits", edit("  return 1;", "  return x;")}}}), json::array({"launch", json::object()})})),
+       tool_calls(json::array({json::array({"compile", {{"edits", edit("  return x;", "  return 2;")}}}),
+                               json::array({"evaluate", json::object()}), json::array({"profile", {{"candidate", "seven"}}}),
+                               json::array({"profile", {{"candidate", 7}}})})),
+       completion("That is my proposal."), completion("never asked")}));
+  auto settings = proposer_settings(s, 3, false);
+  settings.tools = true;
+  gp::llm_proposer p(settings, 1);
+  std::vector<std::string> compiled, judged;
+  std::vector<std::int64_t> profiled;
+  gp::variation_tools tools;
+  tools.compile = [&](const std::string& source) {
+    compiled.push_back(source);
+    return source.find("return x;") != std::string::npos ? gp::tool_result{"compile_error", "error: 'x' was not declared", 0.1}
+                                                         : gp::tool_result{"compiled", "It compiles.", 0.1};
+  };
+  tools.profile = [&](std::int64_t id) {
+    profiled.push_back(id);
+    return gp::tool_result{"profiled", "Profile of candidate 7: 40% of the roofline", 0};
+  };
+  const auto calls = p.vary(
+      parent(),
+      [&](const std::string& source) {
+        judged.push_back(source);
+        return gp::candidate_outcome{true, "ok", "time 0.5 s", 0.5, 7};
+      },
+      tools);
+  std::vector<std::pair<std::string, std::string>> steps;
+  for (const auto& c : calls) steps.emplace_back(c.tool, c.outcome);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"", "tool_calls"}, {"compile", "compile_error"}, {"launch", "unknown_tool"}, {"", "tool_calls"}, {"compile", "compiled"},
+      {"evaluate", "ok"}, {"profile", "bad_arguments"}, {"profile", "profiled"},    {"", "accepted"}};
+  EXPECT_EQ(steps, expected);
+  ASSERT_EQ(judged.size(), 1u);  // the proposal is the program evaluate judged: not judged again
+  EXPECT_NE(judged[0].find("return 2;"), std::string::npos);
+  EXPECT_EQ(compiled.size(), 2u);
+  EXPECT_EQ(profiled, std::vector<std::int64_t>{7});
+  ASSERT_EQ(calls.size(), 9u);
+  EXPECT_EQ(calls[5].candidate_id, 7);
+  EXPECT_EQ(calls[8].candidate_id, 7);
+  EXPECT_EQ(calls[1].prompt, json({{"edits", edit("  return 1;", "  return x;")}}).dump());
+  EXPECT_NE(calls[1].reply.text.find("not declared"), std::string::npos);
+  const auto reqs = s.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  const json first = json::parse(reqs[0].at("body").get<std::string>());
+  ASSERT_EQ(first.at("tools").size(), 3u);
+  EXPECT_EQ(first.at("tools")[0]["function"]["name"], "compile");
+  EXPECT_EQ(first.at("tool_choice"), "auto");
+  const json second = json::parse(reqs[1].at("body").get<std::string>());
+  const auto& m = second.at("messages");
+  ASSERT_EQ(m.size(), 5u);  // system, user, the assistant's calls, two tool answers
+  EXPECT_EQ(m[2]["role"], "assistant");
+  EXPECT_TRUE(m[2]["content"].is_null());
+  EXPECT_EQ(m[2]["tool_calls"][1]["function"]["name"], "launch");
+  EXPECT_EQ(m[3]["role"], "tool");
+  EXPECT_EQ(m[3]["tool_call_id"], "call_1");
+  EXPECT_NE(m[3]["content"].get<std::string>().find("not declared"), std::string::npos);
+  EXPECT_NE(m[4]["content"].get<std::string>().find("There is no tool `launch`"), std::string::npos);
+  const json third = json::parse(reqs[2].at("body").get<std::string>());
+  EXPECT_EQ(third.at("tool_choice"), "none");  // the last turn is for the proposal
+}
+
+TEST(LlmProposer, WithoutToolsTheRequestOffersNone) {
+  scripted_server s(json::array({completion(edit("  return 1;", "  return 2;"))}));
+  gp::llm_proposer p(proposer_settings(s, 1, false), 1);  // tools off, the default
+  gp::variation_tools tools;
+  tools.compile = [](const std::string&) { return gp::tool_result{"compiled", "", 0}; };
+  tools.profile = [](std::int64_t) { return gp::tool_result{"profiled", "", 0}; };
+  const auto calls = p.vary(
+      parent(),
+      [](const std::string&) {
+        return gp::candidate_outcome{true, "ok", "time 0.5 s", 0.5, 1};
+      },
+      tools);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].outcome, "accepted");
+  const json body = json::parse(s.requests().at(0).at("body").get<std::string>());
+  EXPECT_FALSE(body.contains("tools"));
+  EXPECT_FALSE(body.contains("tool_choice"));
+}

@@ -112,3 +112,19 @@ TEST(LlmEnsemble, TheBanditMovesWeightToTheModelThatImprovesMostPerCost) {
   for (int i = 0; i < 3; ++i) f.reward(0, 0.5, 1.0), f.reward(1, 0.0, 1.0);
   EXPECT_GT(f.shares()[2], f.shares()[1]);
 }
+
+TEST(LlmEnsemble, ItsStatisticsSurviveACheckpoint) {
+  gp::ensemble e({1.0, 2.0}, true);
+  for (int i = 0; i < 4; ++i) e.reward(0, 0.0, 1.0), e.reward(1, 0.4, 1.5);
+  gp::ensemble restored({1.0, 2.0}, true);
+  restored.restore(e.state());
+  EXPECT_EQ(restored.shares(), e.shares());
+  EXPECT_EQ(restored.calls(1), 4);
+  EXPECT_NE(restored.shares(), gp::ensemble({1.0, 2.0}, true).shares());  // a fresh bandit differs
+  gp::ensemble three({1.0, 1.0, 1.0}, true);
+  EXPECT_THROW(three.restore(e.state()), std::invalid_argument);  // another number of models
+  EXPECT_THROW(restored.restore("not json"), std::invalid_argument);
+  EXPECT_THROW(restored.restore(R"([{"calls": 1, "gain": -1, "cost": 0}, {"calls": 0, "gain": 0, "cost": 0}])"),
+               std::invalid_argument);
+  EXPECT_EQ(restored.calls(1), 4);  // a refused state changes nothing
+}

@@ -90,6 +90,40 @@ std::string one_line(std::string s, std::size_t max = 300) {
   return s.size() > max ? s.substr(0, max) + "..." : s;
 }
 
+json message_json(const chat_message& m) {
+  json j{{"role", m.role}, {"content", m.content}};
+  if (!m.tool_calls.empty()) {
+    if (m.content.empty()) j["content"] = nullptr;
+    j["tool_calls"] = json::array();
+    for (const auto& c : m.tool_calls)
+      j["tool_calls"].push_back(
+          {{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
+  }
+  if (m.role == "tool") j["tool_call_id"] = m.tool_call_id;
+  return j;
+}
+
+// The well-formed function calls of an answer's message; one without a name is left out (the
+// model is told of no such call, so it is asked nothing it did not ask).
+std::vector<tool_call> tool_calls_of(const json& msg) {
+  std::vector<tool_call> out;
+  if (!msg.contains("tool_calls") || !msg["tool_calls"].is_array()) return out;
+  int k = 0;
+  for (const auto& c : msg["tool_calls"]) {
+    ++k;
+    if (!c.is_object() || !c.contains("function") || !c["function"].is_object()) continue;
+    const json& f = c["function"];
+    if (!f.contains("name") || !f["name"].is_string()) continue;
+    tool_call t;
+    t.id = c.contains("id") && c["id"].is_string() ? c["id"].get<std::string>() : "call_" + std::to_string(k);
+    t.name = f["name"].get<std::string>();
+    if (f.contains("arguments"))
+      t.arguments = f["arguments"].is_string() ? f["arguments"].get<std::string>() : f["arguments"].dump();
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 }  // namespace
 
 llm_client::llm_client(llm_endpoint endpoint, llm_budget budget, std::uint64_t jitter_seed)
@@ -115,12 +149,15 @@ bool llm_client::exhausted() const {
          (budget_.max_cost > 0 && cost_spent_ >= budget_.max_cost);
 }
 
-llm_reply llm_client::chat(const std::vector<chat_message>& messages) {
+llm_reply llm_client::chat(const std::vector<chat_message>& messages) { return chat(messages, "", ""); }
+
+llm_reply llm_client::chat(const std::vector<chat_message>& messages, const std::string& tools, const std::string& tool_choice) {
   llm_reply out;
   const auto t0 = steady::now();
   auto finish = [&]() -> llm_reply {
     out.latency_s = std::chrono::duration<double>(steady::now() - t0).count();
     out.text = masked(out.text);
+    for (auto& c : out.tool_calls) c.arguments = masked(c.arguments);
     out.reason = masked(out.reason);
     return out;
   };
@@ -133,7 +170,11 @@ llm_reply llm_client::chat(const std::vector<chat_message>& messages) {
             {"temperature", endpoint_.temperature},
             {"max_tokens", endpoint_.max_tokens},
             {"messages", json::array()}};
-  for (const auto& m : messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  for (const auto& m : messages) body["messages"].push_back(message_json(m));
+  if (!tools.empty()) {
+    body["tools"] = json::parse(tools);
+    if (!tool_choice.empty()) body["tool_choice"] = tool_choice;
+  }
   const std::string text = body.dump();
   std::uniform_real_distribution<double> jitter(0.5, 1.0);
   for (int attempt = 1;; ++attempt) {
@@ -166,6 +207,8 @@ llm_reply llm_client::chat(const std::vector<chat_message>& messages) {
           j["choices"][0].is_object()) {
         const json msg = j["choices"][0].value("message", json::object());
         if (msg.is_object() && msg.contains("content") && msg["content"].is_string()) content = msg["content"].get<std::string>();
+        if (msg.is_object()) out.tool_calls = tool_calls_of(msg);
+        if (!content && !out.tool_calls.empty()) content = "";  // a turn of tool calls only
       }
       if (j.is_object() && j.contains("usage") && j["usage"].is_object()) {
         out.prompt_tokens = j["usage"].value("prompt_tokens", std::int64_t{0});
@@ -178,7 +221,7 @@ llm_reply llm_client::chat(const std::vector<chat_message>& messages) {
       cost_spent_ += out.cost;
       if (!content) {
         out.status = "malformed";
-        out.reason = "the answer has no choices[0].message.content: " + one_line(r.body, 200);
+        out.reason = "the answer has no choices[0].message.content (nor tool_calls): " + one_line(r.body, 200);
       } else {
         out.status = "ok";
         out.reason.clear();

@@ -31,9 +31,17 @@ struct llm_budget {
   double max_cost = 0;          // money over the run; 0 = no limit
 };
 
+// One tool call of an answer (OpenAI-compatible tool calling): the function's name and its
+// arguments as the JSON text the model wrote.
+struct tool_call {
+  std::string id, name, arguments;
+};
+
 struct chat_message {
-  std::string role;  // system, user, assistant
+  std::string role;  // system, user, assistant, tool
   std::string content;
+  std::vector<tool_call> tool_calls;  // assistant: the calls it made (sent back as it made them)
+  std::string tool_call_id;           // tool: the call this message answers
 };
 
 struct llm_reply {
@@ -41,7 +49,8 @@ struct llm_reply {
   // timeout, network_error, malformed (no choices[0].message.content in a 200 answer),
   // cancelled (the cancel predicate said so: the run is stopping)
   std::string status = "ok";
-  std::string text;    // the model's answer
+  std::string text;  // the model's answer (may be empty beside tool calls)
+  std::vector<tool_call> tool_calls;
   std::string reason;  // why not ok, one line
   long http_status = 0;
   int attempts = 0;
@@ -55,6 +64,9 @@ class llm_client {
   // Throws galapagos::error when api_key_env is named but unset or empty.
   llm_client(llm_endpoint endpoint, llm_budget budget, std::uint64_t jitter_seed = 1);
   llm_reply chat(const std::vector<chat_message>& messages);
+  // The same with tool definitions (`tools`, a JSON array of OpenAI function tools; empty: none)
+  // and `tool_choice` ("auto", "none"; empty: not sent).
+  llm_reply chat(const std::vector<chat_message>& messages, const std::string& tools, const std::string& tool_choice);
   // Asked several times a second while a request or a backoff is under way; true ends the call
   // at once with status `cancelled` (a stop request must not wait for a slow model).
   void set_cancel(std::function<bool()> cancelled) { cancelled_ = std::move(cancelled); }

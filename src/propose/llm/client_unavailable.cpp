@@ -12,6 +12,7 @@ llm_client::llm_client(llm_endpoint endpoint, llm_budget budget, std::uint64_t j
 }
 
 llm_reply llm_client::chat(const std::vector<chat_message>&) { return {}; }
+llm_reply llm_client::chat(const std::vector<chat_message>&, const std::string&, const std::string&) { return {}; }
 bool llm_client::exhausted() const { return true; }
 std::string llm_client::masked(std::string text) const { return text; }
 

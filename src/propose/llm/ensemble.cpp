@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace galapagos::propose {
@@ -53,6 +54,32 @@ void ensemble::reward(int model, double gain, double cost) {
   ++a.calls;
   a.gain += std::max(0.0, gain);
   a.cost += std::max(0.0, cost);
+}
+
+std::string ensemble::state() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& a : arms_) out.push_back({{"calls", a.calls}, {"gain", a.gain}, {"cost", a.cost}});
+  return out.dump();
+}
+
+void ensemble::restore(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array() || j.size() != arms_.size())
+    throw std::invalid_argument("the bandit's state holds " + std::string(j.is_array() ? std::to_string(j.size()) : "no") +
+                                " models, the run has " + std::to_string(arms_.size()));
+  std::vector<arm> restored = arms_;
+  for (std::size_t i = 0; i < arms_.size(); ++i) {
+    const auto& a = j[i];
+    if (!a.is_object() || !a.contains("calls") || !a["calls"].is_number_integer() || !a.contains("gain") ||
+        !a["gain"].is_number() || !a.contains("cost") || !a["cost"].is_number())
+      throw std::invalid_argument("model " + std::to_string(i) + " of the bandit's state lacks calls, gain or cost");
+    restored[i].calls = a["calls"].get<int>();
+    restored[i].gain = a["gain"].get<double>();
+    restored[i].cost = a["cost"].get<double>();
+    if (restored[i].calls < 0 || !(restored[i].gain >= 0) || !(restored[i].cost >= 0))
+      throw std::invalid_argument("model " + std::to_string(i) + " of the bandit's state has negative or non-finite figures");
+  }
+  arms_ = std::move(restored);
 }
 
 }  // namespace galapagos::propose

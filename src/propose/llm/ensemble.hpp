@@ -21,6 +21,11 @@ class ensemble {
   void reward(int model, double gain, double cost);
   std::vector<double> shares() const;  // the probabilities pick() draws from, summing to 1
   int calls(int model) const { return arms_.at(static_cast<std::size_t>(model)).calls; }
+  // The statistics (calls, gain, cost per model) as text, for a checkpoint, and back. restore()
+  // throws std::invalid_argument for text that is not such a state or holds another number of
+  // models; the weights stay the configured ones.
+  std::string state() const;
+  void restore(const std::string& text);
 
  private:
   struct arm {
