@@ -16,13 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-bool parse_number(const std::string& s, double& out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return end != s.c_str() && *end == 0;
-}
-
 std::string gunzip(const std::string& bytes, const std::string& file) {
   z_stream z{};
   if (inflateInit2(&z, 15 + 32) != Z_OK) throw error(file, "cannot start zlib to decompress it");
@@ -97,6 +90,13 @@ json_document parse_space_json(const std::string& text, const std::string& file)
                                   "unfinished by an interrupted run, or T4 results): ") +
                           e.what());
   }
+}
+
+bool parse_number(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end != s.c_str() && *end == 0;
 }
 
 std::string value_text(const json& v) {

@@ -25,6 +25,8 @@ struct json_document {
 // entry that was cut short. Throws galapagos::error naming the file and the formats expected.
 json_document parse_space_json(const std::string& text, const std::string& file);
 
+// Whether `s` is a whole number text (strtod reads all of it), and its value.
+bool parse_number(const std::string& s, double& out);
 // A value as text: a string as it is, a number as JSON writes it, a boolean as Python's str().
 std::string value_text(const nlohmann::json& v);
 // Numeric order when every value is a number, text order otherwise.

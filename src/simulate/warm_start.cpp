@@ -2,31 +2,24 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 
 #include "simulate/recorded_space.hpp"
+#include "simulate/space_formats.hpp"
 #include "util/error.hpp"
 
 namespace galapagos::simulate {
 
 namespace {
 
-bool number(const std::string& s, double& out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return end != s.c_str() && *end == 0;
-}
-
 // The index of `text` among `values` (by text, else by numeric value); -1 when absent.
 int index_of(const std::vector<std::string>& values, const std::string& text) {
   for (std::size_t i = 0; i < values.size(); ++i)
     if (values[i] == text) return static_cast<int>(i);
   double want = 0, have = 0;
-  if (!number(text, want)) return -1;
+  if (!detail::parse_number(text, want)) return -1;
   for (std::size_t i = 0; i < values.size(); ++i)
-    if (number(values[i], have) && have == want) return static_cast<int>(i);
+    if (detail::parse_number(values[i], have) && have == want) return static_cast<int>(i);
   return -1;
 }
 
