@@ -18,6 +18,7 @@ from .report_facts import LINEAGE_HEADER, lineage, lineage_after, notes, run_fac
 from .report_plots import PLOTS, axes_json, make_plots
 from .results import ResultsError, load
 from .report_ledger import ledger_sections
+from .report_model import model_section
 
 
 def _cell(v):
@@ -190,7 +191,7 @@ def main(argv):
         return 2
     try:
         warnings, told = notes(r)
-        page = {"warnings": warnings, "notes": told, "run": run_facts(r), "sections": winner_facts(r, cost) + ledger_sections(a.file),
+        page = {"warnings": warnings, "notes": told, "run": run_facts(r), "sections": winner_facts(r, cost) + [s for s in [model_section(r)] if s] + ledger_sections(a.file),
                 "lineage": lineage(r), "lineage_after": lineage_after(r), "axes": make_plots(r, work, cost)}
         write_markdown(r, work, page)
         write_html(r, work, page)

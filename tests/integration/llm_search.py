@@ -39,6 +39,8 @@ end early: it evaluates its whole budget with genomes, the model asked again and
 import glob
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -406,6 +408,23 @@ with h5py.File(out, "r") as f:
     check(float(w["time_median_s"]) * 3 < min(template), f"the rewrite is several times faster than the template's best "
           f"({float(w['time_median_s']):.2e} s vs {min(template):.2e} s)")
     check(len(cands) == 16, f"the run spent its budget: {len(cands)} candidates")
+
+# The report says what the model contributed: its accepted rewrite, candidates from its source,
+# the gain over the template, improvements of the run's best, tokens per improvement.
+report_dir = os.path.join(work, "report")
+shutil.rmtree(report_dir, ignore_errors=True)
+rep = subprocess.run([galapagos, "report", out, "--out", report_dir], env=env, capture_output=True, text=True, timeout=300)
+check(rep.returncode == 0, f"galapagos report: exit {rep.returncode}: {rep.stderr[-1000:]}")
+md = open(os.path.join(report_dir, "report.md")).read() if rep.returncode == 0 else ""
+section = md.split("What the model contributed", 1)[1].split("\n#", 1)[0] if "What the model contributed" in md else ""
+check(section != "", "the report has a section on what the model contributed")
+check(re.search(r"rewrites accepted \| 1 of [1-9]", section) is not None, f"the report counts the accepted rewrite: {section[:600]}")
+check("winner | built from a rewrite" in section, "the report says the winner was built from a rewrite")
+check(re.search(r"improvements of the run's best \| [1-9]", section) is not None, "the report counts improvements")
+gain = re.search(r"[1-9]\d* of [1-9]\d* beat the best template point measured before them; best gain ([0-9.]+)x", section)
+check(gain is not None and float(gain.group(1)) >= 3,
+      f"the report shows the rewrite's gain over the template (several times): {section[:600]}")
+check(re.search(r"tokens \| \d+, \d+ per improvement", section) is not None, "the report shows tokens per improvement")
 
 leaks = []
 for root, _, files in os.walk(work):
