@@ -85,7 +85,6 @@ class strategy {
   // beside its own measurements (strategy_forest.cpp); they are never counted as evaluated or
   // seen, and other kinds ignore them. Not part of state(): a resumed run is given them again.
   void warm_start(std::vector<individual> prior) { prior_ = std::move(prior); }
-  const std::vector<individual>& prior() const { return prior_; }
 
   // The whole state as text (one item per line), and back. restore() expects a strategy made
   // by make_strategy with the same space and settings; it throws std::invalid_argument for a

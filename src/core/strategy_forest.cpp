@@ -195,9 +195,9 @@ class forest_strategy final : public strategy {
         logs.push_back(v);
       }
       for (std::size_t k = 0; k < rows; ++k) {
-        const auto& p = ranked_[rows == n ? k : k * (n - 1) / (rows - 1)];
-        x.push_back(p.g);
-        y.push_back(prior_log_[p.g]);
+        const std::size_t at = rows == n ? k : k * (n - 1) / (rows - 1);
+        x.push_back(ranked_[at].g);
+        y.push_back(logs[at]);
       }
       prior_model_.fit(x, y, rng_);
       for (int q = 1; q < prior_levels; ++q) cuts_.push_back(logs[static_cast<std::size_t>(q) * (n - 1) / prior_levels]);
@@ -212,8 +212,8 @@ class forest_strategy final : public strategy {
     return it != prior_log_.end() ? it->second : prior_model_.predict(g).mean;
   }
 
+  // g with the prior's time there as one more feature (only with a warm start: guided()).
   genome with_prior(const genome& g) {
-    if (!guided()) return g;
     const double v = prior_value(g);
     genome out = g;
     out.push_back(static_cast<int>(std::upper_bound(cuts_.begin(), cuts_.end(), v) - cuts_.begin()));

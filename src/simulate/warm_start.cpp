@@ -7,6 +7,7 @@
 #include "simulate/recorded_space.hpp"
 #include "simulate/space_formats.hpp"
 #include "util/error.hpp"
+#include "util/stats.hpp"
 
 namespace galapagos::simulate {
 
@@ -34,8 +35,14 @@ double median_time(const recorded_space& r) {
   for (const auto& [g, pt] : r.points())
     if (std::isfinite(pt.time_s)) t.push_back(pt.time_s);
   if (t.empty()) return 1.0;
-  std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
-  return t[t.size() / 2];
+  std::sort(t.begin(), t.end());
+  return util::quantile_of_sorted(t, 0.5);
+}
+
+// Records `rel` for g, keeping the fastest when g is there already.
+void keep_fastest(std::map<core::genome, double>& points, const core::genome& g, double rel) {
+  auto [it, fresh] = points.emplace(g, rel);
+  if (!fresh) it->second = std::min(it->second, rel);
 }
 
 }  // namespace
@@ -75,18 +82,13 @@ warm_start_points read_warm_start(const std::vector<std::filesystem::path>& file
         inside = here[i] >= 0;
       }
       if (!inside || !space.is_valid(here)) continue;
-      const double rel = pt.time_s / scale;  // +inf stays +inf
-      auto [it, fresh] = mine.emplace(here, rel);
-      if (!fresh) it->second = std::min(it->second, rel);
+      keep_fastest(mine, here, pt.time_s / scale);  // +inf stays +inf
     }
     if (mine.empty())
       throw error(rec.origin(), "warm start: none of its " + std::to_string(rec.size()) +
                                     " points lies in the search space (values or constraints differ)");
     out.sources.push_back({rec.origin(), rec.format(), rec.size(), mine.size()});
-    for (const auto& [g, rel] : mine) {
-      auto [it, fresh] = best.emplace(g, rel);
-      if (!fresh) it->second = std::min(it->second, rel);
-    }
+    for (const auto& [g, rel] : mine) keep_fastest(best, g, rel);
   }
   for (const auto& [g, rel] : best) out.points.push_back({g, rel, -1, 0});
   return out;
