@@ -48,18 +48,23 @@ island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_si
   }
 }
 
+std::vector<eval::profile_metric> island_driver::impl::profile(const core::individual& ind, std::string& why) {
+  std::vector<eval::profile_metric> metrics;
+  {
+    eval::node_lock_guard hold(*s_.lock);
+    metrics = s_.evaluator->profile(candidate_of({ind.variant, ind.g}), why);
+  }
+  for (const auto& pm : metrics)
+    batch_.profiles.push_back({ind.id, migrants_.rank(), pm.kernel, pm.launch, pm.metric, pm.unit, pm.value});
+  return metrics;
+}
+
 void island_driver::impl::profile_elites() {
   if (!s_.evaluator->can_profile()) return;
   for (const auto& ind : island_.best(s_.config.eval.profile_elites)) {
     if (!std::isfinite(ind.fitness) || profile_metrics_.contains(ind.id)) continue;  // profiled for a model already
     std::string why;
-    std::vector<eval::profile_metric> metrics;
-    {
-      eval::node_lock_guard hold(*s_.lock);
-      metrics = s_.evaluator->profile(candidate_of({ind.variant, ind.g}), why);
-    }
-    for (const auto& pm : metrics)
-      batch_.profiles.push_back({ind.id, migrants_.rank(), pm.kernel, pm.launch, pm.metric, pm.unit, pm.value});
+    auto metrics = profile(ind, why);
     if (!metrics.empty()) profile_metrics_[ind.id] = metrics;
     if (metrics.empty())
       report::progress("island %d: profiling candidate %lld: %s", migrants_.rank(), static_cast<long long>(ind.id), why.c_str());

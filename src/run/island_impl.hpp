@@ -173,6 +173,9 @@ class island_driver::impl {
   // (taken on demand where Nsight Compute is available, its time counted as evaluating).
   // Cached per candidate; `seconds` gets what it cost. `id` -1 or unknown: "" (see known).
   std::string candidate_profile(std::int64_t id, double& seconds, bool allow_profiler);
+  // The profiler's metrics of a member of the population, taken under the node lock and added to
+  // /profiles (empty, with `why`, when the profiler could not run it).
+  std::vector<eval::profile_metric> profile(const core::individual& ind, std::string& why);
   // The LLM's compile tool: the source built as a candidate of the parent's values would be.
   propose::tool_result compile_for_model(const std::string& text, const core::individual& parent);
 

@@ -148,15 +148,8 @@ std::string island_driver::impl::candidate_profile(std::int64_t id, double& seco
   if (allow_profiler && member && !profile_metrics_.contains(id) && s_.evaluator->can_profile()) {
     const auto t0 = std::chrono::steady_clock::now();
     std::string why;
-    std::vector<eval::profile_metric> metrics;
-    {
-      eval::node_lock_guard hold(*s_.lock);
-      metrics = s_.evaluator->profile(candidate_of({member->variant, member->g}), why);
-    }
+    profile_metrics_[id] = profile(*member, why);  // empty: the profiler failed, not asked again
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (const auto& pm : metrics)
-      batch_.profiles.push_back({id, migrants_.rank(), pm.kernel, pm.launch, pm.metric, pm.unit, pm.value});
-    profile_metrics_[id] = metrics;  // empty: the profiler failed, not asked again
   }
   if (const auto it = profile_metrics_.find(id); it != profile_metrics_.end())
     for (const auto& pm : it->second) f.metrics.push_back({pm.kernel, pm.metric, pm.unit, pm.value});
