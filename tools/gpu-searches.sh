@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Full searches on an NVIDIA GPU, one family after the other, for a machine where galapagos is
-# built and on PATH (e.g. `tools/gpu-run.sh tools/gpu-searches.sh OUT stencil3d7 spmv`). Each
-# search uses configs/FAMILY-cuda.toml (the GPU-sized problem; one island) and ends with its
-# winner timed interleaved with the library baselines. Results files and logs go to OUT.
+# built and on PATH (e.g. `tools/gpu-run.sh tools/gpu-searches.sh OUT stencil3d7 spmv stencil3d7-hip`).
+# Each search uses configs/NAME-cuda.toml, or configs/NAME.toml where NAME names one (e.g.
+# stencil3d7-hip: the HIP backend), the GPU-sized problem on one island, and ends with its winner
+# timed interleaved with the library baselines. Results files and logs go to OUT.
 #   GALAPAGOS_SEARCH_BUDGET   evaluations per search (default: the config's budget)
 #   GALAPAGOS_SEARCH_TIMEOUT  seconds per search before it is stopped (default 900)
 set -u
@@ -16,13 +17,15 @@ extra=()
 status=0
 for family in "$@"; do
   config=configs/$family-cuda.toml
+  name=$family-cuda
+  [[ -f configs/$family.toml ]] && config=configs/$family.toml name=$family
   [[ -f $config ]] || { echo "gpu-searches: no $config" >&2; status=2; continue; }
   start=$(date +%s)
-  timeout "${GALAPAGOS_SEARCH_TIMEOUT:-900}" "$galapagos" run "$config" --out "$out/$family-cuda.h5" "${extra[@]}" \
-    >"$out/$family-cuda.log" 2>&1
+  timeout "${GALAPAGOS_SEARCH_TIMEOUT:-900}" "$galapagos" run "$config" --out "$out/$name.h5" "${extra[@]}" \
+    >"$out/$name.log" 2>&1
   rc=$?
   [[ $rc -eq 0 ]] || status=1
   echo "== $family: exit $rc after $(( $(date +%s) - start )) s"
-  grep -E '^(baseline|search:|winner|  |island [0-9]+: (the device|profil))' "$out/$family-cuda.log" | head -40
+  grep -E '^(baseline|search:|winner|  |island [0-9]+: (the device|profil))' "$out/$name.log" | head -40
 done
 exit $status

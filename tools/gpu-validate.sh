@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GPU validation batch, for a machine with an NVIDIA GPU where galapagos is built and on PATH
-# (e.g. `tools/gpu-run.sh tools/gpu-validate.sh OUT`): the GPU adversarial candidates, every GPU
-# template and baseline through `galapagos eval` (CUDA, and HIP through nvcc), and a stencil3d7
-# CUDA search. Logs and results go to OUT; a summary table is printed last.
+# (e.g. `tools/gpu-run.sh tools/gpu-validate.sh OUT`): the GPU adversarial candidates on the CUDA
+# and the HIP backend, every GPU template and baseline through `galapagos eval` (CUDA, and HIP
+# through nvcc and the worker's HIP device), and a stencil3d7 CUDA search. Logs and results go to
+# OUT; a summary table is printed last.
 #   GALAPAGOS_SEARCH_BUDGET   evaluations of the search (default 16; 0 skips it)
 set -u
 cd "$(dirname "$0")/.."
@@ -12,11 +13,14 @@ galapagos=$(command -v galapagos) || { echo "gpu-validate: galapagos is not on P
 nvidia-smi --query-gpu=name,compute_cap,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
 summary=()
 
-for f in tests/adversarial/gpu/*.cu; do
-  expected=$(head -1 "$f" | sed -n 's#^// expect: \([a-z_]*\).*#\1#p')
-  if timeout 300 tests/adversarial/expect_status.sh "$galapagos" "$f" "$expected" tests/adversarial/eval-gpu.toml cuda \
-      >>"$out/adversarial.log" 2>&1; then r=pass; else r=FAIL; fi
-  summary+=("adversarial $(basename "$f" .cu): expect $expected: $r")
+# The corpus on both GPU backends: CUDA, and HIP (the worker's HIP device on the CUDA runtime).
+for backend in cuda hip; do
+  for f in tests/adversarial/gpu/*.cu; do
+    expected=$(head -1 "$f" | sed -n 's#^// expect: \([a-z_|]*\).*#\1#p')
+    if timeout 300 tests/adversarial/expect_status.sh "$galapagos" "$f" "$expected" tests/adversarial/eval-gpu.toml "$backend" \
+        >>"$out/adversarial-$backend.log" 2>&1; then r=pass; else r=FAIL; fi
+    summary+=("adversarial/$backend $(basename "$f" .cu): expect $expected: $r")
+  done
 done
 
 # family backend size source...

@@ -257,9 +257,9 @@ int main(int argc, char** argv) {
     // address space that no candidate may touch afterwards.
     if (backend == "cpu") {
       dev = be::make_cpu_device(threads, flush_bytes);
-    } else if (backend == "cuda") {
-      dev = be::make_cuda_device(device_index);
-      lim.address_space_bytes = 0;  // the CUDA driver reserves the whole unified address space
+    } else if (backend == "cuda" || backend == "hip") {
+      dev = backend == "cuda" ? be::make_cuda_device(device_index) : be::make_hip_device(device_index);
+      lim.address_space_bytes = 0;  // GPU drivers reserve the whole unified address space
     } else {
       die("unknown backend '" + backend + "'");
     }

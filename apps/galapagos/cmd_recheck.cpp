@@ -148,7 +148,7 @@ int recheck_command(const std::vector<std::string>& args) {
     verdict = !correct ? "no_longer_correct" : speedup > 1 ? "still_faster" : "no_longer_faster";
     code = !correct ? 4 : speedup > 1 ? 0 : 3;
     const bool gpu = run.backend != "cpu";
-    const auto gpus = gpu ? eval::nvidia_gpus() : eval::gpu_info{};
+    const auto gpus = gpu ? eval::node_gpus() : eval::gpu_info{};
     utsname u{};
     uname(&u);
     store::recheck_row row;

@@ -5,8 +5,9 @@
  * HIP's own answer to "HIP on NVIDIA" is its nvidia_detail headers, which wrap the CUDA runtime.
  * Debian's HIP 5.2 copies of them do not compile against CUDA 13 (they use runtime types and
  * functions that CUDA 12/13 removed or changed), so this header replaces them: it maps exactly
- * the HIP runtime names, types and macros that the galapagos .hip templates and baselines use
- * (plus the few listed in docs/gpu.md) onto their CUDA equivalents, one obvious mapping each. It
+ * the HIP runtime names, types and macros that the galapagos .hip templates and baselines use,
+ * and the worker's HIP backend (src/backends/hip, built on the CUDA runtime under these names),
+ * onto their CUDA equivalents, one obvious mapping each. It
  * defines GLP_HIP_ON_CUDA, and every .hip file includes <hip/hip_runtime.h> only when that macro
  * is not defined, so the real HIP headers are never seen by nvcc.
  *
@@ -29,12 +30,14 @@ typedef cudaStream_t hipStream_t;
 typedef cudaError_t hipError_t;
 typedef cudaDeviceProp hipDeviceProp_t;
 typedef cudaMemcpyKind hipMemcpyKind;
+typedef cudaEvent_t hipEvent_t;
 #define hipSuccess cudaSuccess
 #define hipErrorOutOfMemory cudaErrorMemoryAllocation
 #define hipMemcpyHostToDevice cudaMemcpyHostToDevice
 #define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
 #define hipMemcpyDefault cudaMemcpyDefault
+#define hipStreamNonBlocking cudaStreamNonBlocking
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
 #define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
 #define hipDeviceAttributeMaxThreadsPerMultiProcessor cudaDevAttrMaxThreadsPerMultiProcessor
@@ -43,6 +46,7 @@ typedef cudaMemcpyKind hipMemcpyKind;
 #define hipGetLastError cudaGetLastError
 #define hipPeekAtLastError cudaPeekAtLastError
 #define hipGetErrorString cudaGetErrorString
+#define hipGetErrorName cudaGetErrorName
 
 /* ---- memory --------------------------------------------------------------------------------- */
 #define hipMalloc cudaMalloc
@@ -55,10 +59,22 @@ typedef cudaMemcpyKind hipMemcpyKind;
 
 /* ---- devices and streams -------------------------------------------------------------------- */
 #define hipGetDevice cudaGetDevice
+#define hipSetDevice cudaSetDevice
+#define hipGetDeviceCount cudaGetDeviceCount
+#define hipDeviceGetPCIBusId cudaDeviceGetPCIBusId
 #define hipGetDeviceProperties cudaGetDeviceProperties
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
 #define hipDeviceSynchronize cudaDeviceSynchronize
 #define hipStreamSynchronize cudaStreamSynchronize
+#define hipStreamCreateWithFlags cudaStreamCreateWithFlags
+#define hipStreamDestroy cudaStreamDestroy
+
+/* ---- events (the worker's HIP backend on NVIDIA GPUs) --------------------------------------- */
+#define hipEventCreate cudaEventCreate
+#define hipEventDestroy cudaEventDestroy
+#define hipEventRecord cudaEventRecord
+#define hipEventSynchronize cudaEventSynchronize
+#define hipEventElapsedTime cudaEventElapsedTime
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 
 /* ---- kernel launch -------------------------------------------------------------------------- */

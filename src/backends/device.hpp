@@ -33,6 +33,11 @@ struct device_fault : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The backend was built, but this machine has no GPU its runtime can use.
+struct no_gpu : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 struct device_ceilings {
   double bandwidth_gbs = 0, peak_gflops = 0, peak_gflops_f32 = 0;
   std::string pci_bus_id;  // GPUs: how the orchestrator finds the same device through NVML
@@ -64,6 +69,10 @@ class device {
 std::unique_ptr<device> make_cpu_device(int threads, std::size_t flush_bytes);
 // Throws std::runtime_error("CUDA backend not compiled in") where it was not built.
 std::unique_ptr<device> make_cuda_device(int index);
+// A HIP device: on an AMD GPU through AMD's runtime, else on an NVIDIA GPU through the CUDA runtime
+// and the project's HIP-to-CUDA header; whichever of the two this worker was built with. Throws
+// no_gpu("no AMD or NVIDIA GPU found") when neither finds a GPU.
+std::unique_ptr<device> make_hip_device(int index);
 
 inline std::size_t dtype_bytes(std::int32_t dtype) { return dtype == GLP_FLOAT32 || dtype == GLP_INT32 ? 4 : 8; }
 

@@ -74,7 +74,7 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   family_.backend(backend_);  // throws for a backend the family lacks
   toolchain_ = toolchain_for(backend_, settings_.compiler, abi_include_dir(f));
   if (toolchain_.worker_backend != "cpu")
-    device_index_ = settings_.device >= 0 ? settings_.device : local_device_index(nvidia_gpus().count);
+    device_index_ = settings_.device >= 0 ? settings_.device : local_device_index(toolchain_.gpu_count);
   void* ref = load_trusted(f.reference_source, "reference");
   reference_ = reinterpret_cast<reference_fn>(dlsym(ref, "glp_reference"));
   if (!reference_) throw error(f.reference_source.string(), "the reference does not export glp_reference");

@@ -70,12 +70,12 @@ std::string find_program(const std::string& name) {
 }  // namespace
 
 bool evaluator::can_profile() const {
-  return toolchain_.worker_backend == "cuda" && settings_.profile_elites > 0 && !find_program(settings_.profiler).empty();
+  return toolchain_.gpu_vendor == "nvidia" && settings_.profile_elites > 0 && !find_program(settings_.profiler).empty();
 }
 
 std::vector<profile_metric> evaluator::profile(const candidate_source& c, std::string& why) {
   const std::string ncu = find_program(settings_.profiler);
-  if (toolchain_.worker_backend != "cuda" || ncu.empty()) {
+  if (toolchain_.gpu_vendor != "nvidia" || ncu.empty()) {
     why = "no profiler '" + settings_.profiler + "' for the " + backend_ + " backend";
     return {};
   }

@@ -1,6 +1,9 @@
 #include "eval/toolchain.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "eval/builder.hpp"
@@ -38,31 +41,74 @@ int local_device_index(int gpu_count) {
   return 0;
 }
 
+gpu_info amd_gpus(const std::filesystem::path& topology) {
+  gpu_info g;
+  std::error_code ec;
+  std::vector<std::filesystem::path> nodes;
+  for (const auto& e : std::filesystem::directory_iterator(topology, ec)) nodes.push_back(e.path());
+  std::sort(nodes.begin(), nodes.end());
+  for (const auto& node : nodes) {
+    std::ifstream in(node / "properties");
+    long version = 0;
+    for (std::string key; in >> key;) {
+      if (key == "gfx_target_version") {
+        in >> version;
+        break;
+      }
+      in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    if (version <= 0) continue;  // a CPU node
+    if (g.count++ == 0) {
+      // major, minor, stepping in hex: 90010 -> gfx90a
+      g.arch = "gfx" + std::to_string(version / 10000) + std::to_string(version / 100 % 100);
+      g.arch.push_back("0123456789abcdef"[version % 100 % 16]);
+      g.name = "AMD " + g.arch;
+    }
+  }
+  return g;
+}
+
+gpu_info node_gpus() {
+  const gpu_info nvidia = nvidia_gpus();
+  return nvidia.count > 0 ? nvidia : amd_gpus();
+}
+
 namespace {
 
-std::string find_nvcc() {
+std::string find_compiler(const std::string& name, const std::filesystem::path& fallback, const std::string& what) {
   std::string out;
-  if (run_program({"nvcc", "--version"}, out, 30) == 0) return "nvcc";
-  if (std::filesystem::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
-  throw error("backend", "nvcc not found (install the CUDA toolkit or put nvcc on PATH)");
+  if (run_program({name, "--version"}, out, 30) == 0) return name;
+  if (std::filesystem::exists(fallback)) return fallback.string();
+  throw error("backend", name + " not found (" + what + ")");
 }
 
 }  // namespace
 
 toolchain toolchain_for(const std::string& backend, const std::string& cpu_compiler, const std::filesystem::path& abi_dir) {
-  if (backend == "cpu") return {cpu_compiler, {}, "cpu"};
+  if (backend == "cpu") return {cpu_compiler, {}, "cpu", "", 0};
   if (backend != "cuda" && backend != "hip") throw error("backend", "unknown backend '" + backend + "'");
+  if (backend == "hip") {
+    if (const gpu_info amd = amd_gpus(); amd.count > 0)
+      return {find_compiler("hipcc", "/opt/rocm/bin/hipcc", "install HIP: Debian's hipcc package, or ROCm"),
+              {"--offload-arch=" + amd.arch, "-fPIC", "-fvisibility=hidden", "-shared"},
+              "hip",
+              "amd",
+              amd.count};
+  }
   const gpu_info g = nvidia_gpus();
   if (g.count == 0)
-    throw error("backend " + backend, backend == "hip"
-                                          ? "no NVIDIA GPU found; HIP on AMD GPUs needs the HIP worker backend, not compiled in"
-                                          : "no NVIDIA GPU found (nvidia-smi lists none)");
-  toolchain t{find_nvcc(),
+    throw error("backend " + backend,
+                backend == "hip" ? "no AMD or NVIDIA GPU found (no GPU node in the KFD topology, nvidia-smi lists none)"
+                                 : "no NVIDIA GPU found (nvidia-smi lists none)");
+  toolchain t{find_compiler("nvcc", "/usr/local/cuda/bin/nvcc", "install the CUDA toolkit or put nvcc on PATH"),
               {"-gencode", "arch=compute_" + g.arch + ",code=sm_" + g.arch, "-Xcompiler", "-fPIC,-fvisibility=hidden", "-shared"},
-              "cuda"};
+              backend,
+              "nvidia",
+              g.count};
   if (backend == "hip") {
     // Debian's HIP headers for the CUDA platform do not compile against current CUDA: HIP
-    // templates are built as CUDA with the project's mapping header instead.
+    // templates are built as CUDA with the project's mapping header instead, and the worker's HIP
+    // backend runs on the CUDA runtime under the same mapping.
     for (const char* f : {"-x", "cu", "-include"}) t.shared_flags.emplace_back(f);
     t.shared_flags.push_back((abi_dir / "glp_hip_on_cuda.h").string());
   }

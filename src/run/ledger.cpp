@@ -210,7 +210,7 @@ void session_meter::close(store::results_file& f, const std::string& session_gro
   f.set_attribute(session_group, "cpu_energy_j", std::isfinite(cpu_energy_j) ? cpu_energy_j : nan);
   if (!cpu_energy_note.empty()) f.set_attribute(session_group, "cpu_energy_j_note", cpu_energy_note);
   // The GPU and its driver, for `galapagos recheck` to show beside its own (none on CPU nodes).
-  if (const auto g = eval::nvidia_gpus(); g.count > 0)
+  if (const auto g = eval::node_gpus(); g.count > 0)
     f.set_attributes(session_group, {{"gpu", g.name}, {"driver", eval::nvidia_driver_version()}});
 }
 

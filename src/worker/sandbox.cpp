@@ -85,7 +85,7 @@ constexpr long arch_get_xcomp_supp = 0x1021, arch_get_xcomp_perm = 0x1022, arch_
 
 // The allow-list proper: every call, and every argument form, the worker and what it loads
 // need. docs/threat-model.md lists each with the reason.
-void add_allow_list(filter& f, bool cuda) {
+void add_allow_list(filter& f, bool gpu) {
   f.allow({// memory
            SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(mincore), SCMP_SYS(membarrier),
            SCMP_SYS(mbind), SCMP_SYS(get_mempolicy), SCMP_SYS(set_mempolicy),
@@ -123,9 +123,9 @@ void add_allow_list(filter& f, bool cuda) {
   const auto writes = datum(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND);
   f.add(allowed, SCMP_SYS(open), {SCMP_A1(SCMP_CMP_MASKED_EQ, writes, 0)});
   f.add(allowed, SCMP_SYS(openat), {SCMP_A2(SCMP_CMP_MASKED_EQ, writes, 0)});
-  // The CUDA driver writes its JIT cache (~/.nv/ComputeCache) when it compiles PTX: it gets
-  // EACCES and runs without the cache. Nothing is written either way.
-  if (cuda)
+  // The CUDA driver writes its JIT cache (~/.nv/ComputeCache) when it compiles PTX (AMD's runtime
+  // its code-object cache): it gets EACCES and runs without the cache. Nothing is written either way.
+  if (gpu)
     for (int flag : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND}) {
       f.add(SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), {SCMP_A1(SCMP_CMP_MASKED_EQ, datum(flag), datum(flag))});
       f.add(SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), {SCMP_A2(SCMP_CMP_MASKED_EQ, datum(flag), datum(flag))});
@@ -140,7 +140,7 @@ void add_allow_list(filter& f, bool cuda) {
 
   // Memory is never writable and executable, nor executable without a file behind it: the
   // dynamic loader maps shared objects' code from their files, which is all the CPU path needs.
-  if (cuda) {
+  if (gpu) {
     f.allow({SCMP_SYS(mmap), SCMP_SYS(mprotect)});  // not yet verified without: kept open
   } else {
     f.add(allowed, SCMP_SYS(mmap), {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
@@ -151,7 +151,7 @@ void add_allow_list(filter& f, bool cuda) {
 
   // Signal handlers: queries always; installing one only for the GPU driver. On the CPU path a
   // new handler gets EPERM, so nothing can run from a signal after the reply.
-  if (cuda) {
+  if (gpu) {
     f.allow({SCMP_SYS(rt_sigaction)});
   } else {
     f.add(allowed, SCMP_SYS(rt_sigaction), {SCMP_A1(SCMP_CMP_EQ, 0)});
@@ -230,9 +230,9 @@ void drop_privileges() {
 }
 
 void install_filter(std::string_view backend) {
-  const bool cuda = backend == "cuda";
+  const bool gpu = backend != "cpu";
   filter allow_list(kill);
-  add_allow_list(allow_list, cuda);
+  add_allow_list(allow_list, gpu);
   filter refusals(allowed);
   add_ioctl_refusals(refusals);
   // The refusals first: once the allow-list is loaded, seccomp() itself is no longer allowed.

@@ -29,7 +29,7 @@ void apply_limits(const limits& l);
 void drop_privileges();
 // Installs the system-call allow-list: any call not on it kills the process (SIGSYS), and so
 // do the listed calls' dangerous forms (see docs/threat-model.md, "The system-call allow-list").
-// backend "cuda" keeps two allowances the GPU driver may need: executable mappings and new
+// The GPU backends ("cuda", "hip") keep two allowances the GPU driver may need: executable mappings and new
 // signal handlers.
 void install_filter(std::string_view backend);
 

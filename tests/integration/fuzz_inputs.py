@@ -98,7 +98,8 @@ def write(path, data):
 def make_cases():
     out = []
     # CPU configs only: a GPU config needs a GPU even replayed ("backend cuda: no NVIDIA GPU found").
-    configs = sorted(f for f in os.listdir(os.path.join(src, "configs")) if f.endswith(".toml") and "cuda" not in f)
+    configs = sorted(f for f in os.listdir(os.path.join(src, "configs"))
+                     if f.endswith(".toml") and "cuda" not in f and "hip" not in f)
     kernels = os.path.join(src, "kernels")
     families = [f for f in sorted(os.listdir(kernels)) if os.path.isfile(os.path.join(kernels, f, "family.toml"))]
     results = [os.path.join(spaces, f) for f in sorted(os.listdir(spaces)) if f.endswith(".h5")]

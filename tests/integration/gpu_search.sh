@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu_search.sh GALAPAGOS SOURCE_DIR BACKEND: on a machine with an NVIDIA GPU, evaluates the GPU
-# baseline and template of stencil3d7 and runs a small search; elsewhere skips (exit 77).
+# baseline and template of stencil3d7 and runs a small search on that backend; elsewhere skips
+# (exit 77). The HIP backend runs on NVIDIA GPUs through kernels/include/glp_hip_on_cuda.h.
 set -u
 galapagos=$1 src=$2 backend=$3
 if ! nvidia-smi -L >/dev/null 2>&1; then
@@ -13,8 +14,18 @@ for f in "$src/kernels/stencil3d7/$backend/baseline_plain.$ext" "$src/kernels/st
   "$galapagos" eval --family stencil3d7 --backend "$backend" --no-baselines --json "$f" | tee /dev/stderr |
     /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["status"] == "ok" else 1)'
 done
-if [[ $backend == cuda ]]; then
-  out=$(mktemp -d)/search.h5
-  "$galapagos" run "$src/configs/stencil3d7-cuda-ci.toml" --out "$out"
-  /usr/bin/python3 "$src/tests/integration/check_search_results.py" "$out" 1
-fi
+# A small search: configs/stencil3d7-cuda-ci.toml, on the HIP backend with its backend key changed.
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+sed "s/^backend = \"cuda\"/backend = \"$backend\"/" "$src/configs/stencil3d7-cuda-ci.toml" >"$dir/search.toml"
+grep -q "^backend = \"$backend\"" "$dir/search.toml"
+"$galapagos" run "$dir/search.toml" --out "$dir/search.h5"
+/usr/bin/python3 "$src/tests/integration/check_search_results.py" "$dir/search.h5" 1
+/usr/bin/python3 - "$dir/search.h5" "$backend" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    got = f.attrs["backend"]
+    got = got.decode() if isinstance(got, bytes) else str(got)
+    assert got == sys.argv[2], f"results file says backend {got}, expected {sys.argv[2]}"
+print(f"results file backend: {got}")
+PY
