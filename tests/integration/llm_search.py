@@ -34,7 +34,7 @@ tool call (tool, outcome, cost in seconds), the model was sent the tools and eac
 and the first prompt carries the parent's profile.
 
 With --migrant MPIEXEC: a rewrite in flight as a migrant survives a stop. Two islands under mpirun,
-only island 0 asking the model; its first answer waits until island 1 has spent its budget, so
+only island 0 asking the model; its first answer waits until island 1's search is over, so
 island 1 never takes in the rewrite island 0 then accepts and sends it. The run is stopped
 (SIGUSR1 to mpirun) after island 0's generation that sent it, and resumed with a larger budget:
 island 1 takes the migrant in from the /migrations row (its source_hash names the text in
@@ -237,16 +237,17 @@ price_completion_per_mtok = 2.0
         stopped_log = []
         for line in first.stdout:
             stopped_log.append(line)
-            if line.startswith("island 1 gen") and "100% of budget" in line:
-                open(go_file, "w").close()  # island 1 is done: the model may answer island 0
+            if line.startswith("island 1: orchestration"):  # island 1's search is over: the model may answer island 0
+                open(go_file, "w").close()
             if line.startswith("island 0 gen 2:"):  # its generation with the model's rewrite, sent at its end
                 first.send_signal(signal.SIGUSR1)  # mpirun forwards it to every rank
         first.wait(timeout=300)
         print("".join(stopped_log))
         with h5py.File(out, "r") as f:
             before = len(f["candidates"])
-            sent = [(int(m["generation"]), dec(m["source_hash"]), dec(m["params"])) for m in f["migrations"][:]
-                    if int(m["to_island"]) == 1] if "source_hash" in f["migrations"].dtype.names else []
+            named = "source_hash" in f["migrations"].dtype.names  # not before migrants carried their source
+            sent = [(int(m["generation"]), dec(m["source_hash"]) if named else "", dec(m["params"])) for m in f["migrations"][:]
+                    if int(m["to_island"]) == 1]
             through_1 = int(f["checkpoint/island_1"].attrs["migrants_received_through"])
             hashes_1 = {dec(c["source_hash"]) for c in f["candidates"][:] if int(c["island"]) == 1}
             conversation = f.get("checkpoint/island_0/llm_conversation")
@@ -288,17 +289,18 @@ check(run.returncode == 0, f"galapagos run exit {run.returncode}")
 requests = [json.loads(line) for line in open(log_file)]
 if migrant:
     check(first.returncode == 0 and any("galapagos resume" in line for line in stopped_log), "SIGUSR1 stopped the first session")
-    rewrite = [(g, h, p) for g, h, p in sent if h]
+    rewrite = [(g, h, p) for g, h, p in sent if "BLOCK" in p]  # the parameter the rewrite declares
     print("sent to island 1:", sent, "island 1 took in through generation", through_1)
-    check(rewrite and all(g > through_1 for g, _, _ in rewrite) and not any(h in hashes_1 for _, h, _ in rewrite),
-          "at the stop the rewrite is in flight: sent to island 1 (its /migrations row names its source), not taken in")
-    check(conversation is not None and "accepted" in json.loads(conversation["proposer"])["feedback"],
-          f"island 0's conversation state is checkpointed: {conversation}")
+    check(rewrite and all(g > through_1 for g, _, _ in rewrite), "at the stop the rewrite is in flight: sent to island 1, not taken in")
+    check(rewrite and all(h and h not in hashes_1 for _, h, _ in rewrite), "its /migrations row names its source")
+    feedback = json.loads(conversation["proposer"])["feedback"] if conversation else None
+    check(feedback and "accepted" in feedback, f"island 0's conversation state is checkpointed: {feedback}")
     with h5py.File(out, "r") as f:
         check(f.attrs["finished"].item() is True, "the resumed run finished")
         cands = f["candidates"][:]
         ids = {int(c["id"]): c for c in cands}
-        taken = [c for c in cands[before:] if int(c["island"]) == 1 and rewrite and dec(c["source_hash"]) == rewrite[0][1]]
+        made = {dec(c["source_hash"]) for c in cands if dec(c["origin"]) == "llm" and dec(c["status"]) == "ok"}
+        taken = [c for c in cands[before:] if int(c["island"]) == 1 and dec(c["source_hash"]) in made]
         print("island 1 after the resume:", [(int(c["id"]), dec(c["origin"]), dec(c["status"])) for c in cands[before:]
                                             if int(c["island"]) == 1])
         check(any(dec(c["origin"]) == "migrant" and dec(c["status"]) == "ok" for c in taken),
