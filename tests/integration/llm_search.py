@@ -204,7 +204,7 @@ share = {1.0 if stall else 0.25}
 turns = {6 if tools else 2}
 tools = {'true' if tools else 'false'}
 max_tokens = {0 if stall or tools or migrant else 600 if resume else 400}
-supervisor_after = 3
+{'supervisor_after = 3' if supervised else ''}
 {'island_shares = [0.25, 0.0]' if mpiexec else ''}
 [[llm.models]]
 name = "scripted"
