@@ -18,7 +18,8 @@ With MPIEXEC: two islands under mpirun, only island 0 asking the model (island_s
 
 With --resume: the run is stopped (SIGTERM) right after the repaired rewrite is accepted and
 resumed: the resumed island knows the rewrite again (from /sources), goes on tuning it, never
-evaluates a candidate twice, and the token budget counts what the first session spent.
+evaluates a candidate twice, the token budget counts what the first session spent, and the first
+prompt of the resumed session tells the model its rewrite was accepted (the conversation state).
 
 With --cancel: the model takes two minutes to answer; a SIGTERM that arrives during the call
 stops the run within its grace period, the call recorded as cancelled.
@@ -432,6 +433,11 @@ if resume:
         check(stopped_bandit and stopped_bandit[0]["calls"] == 2 and stopped_bandit[0]["gain"] > 0,
               f"the stopped session's checkpoint holds its calls and the accepted rewrite's gain: {stopped_bandit}")
         check(dec(f["winner"].attrs["source_hash"]) == variant, "the rewrite wins the resumed run")
+    # The conversation state is checkpointed too: the resumed session's first prompt tells the
+    # model of the rewrite accepted before the stop, not that this is its first proposal.
+    resumed_prompt = json.loads(requests[2]["body"])["messages"][1]["content"] if len(requests) > 2 else ""
+    check("Your last proposal was accepted" in resumed_prompt and "first proposal" not in resumed_prompt,
+          "the resumed session's first prompt carries the feedback of the accepted rewrite")
     if failures:
         sys.exit(1)
     print("llm_search (stopped and resumed): all checks passed")
