@@ -181,7 +181,7 @@ class island_driver::impl {
 
   // What the island's LLM variations keep from one to the next, for a checkpoint: the proposer's
   // conversation state (llm_proposer::conversation_state()) and the random state that picks each
-  // variation's parent. JSON {"proposer", "parent_rng"}. Restoring throws std::invalid_argument.
+  // variation's parent. JSON {"proposer": {...}, "parent_rng"}. Restoring throws std::invalid_argument.
   std::string llm_conversation() const;
   void restore_llm_conversation(const std::string& state);
 

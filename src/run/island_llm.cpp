@@ -127,15 +127,15 @@ void island_driver::impl::vary_with_llm() {
 }
 
 std::string island_driver::impl::llm_conversation() const {
-  return json{{"proposer", llm_->conversation_state()}, {"parent_rng", llm_rng_.state()}}.dump();
+  return json{{"proposer", json::parse(llm_->conversation_state())}, {"parent_rng", llm_rng_.state()}}.dump();
 }
 
 void island_driver::impl::restore_llm_conversation(const std::string& state) {
   const json j = json::parse(state, nullptr, false);
-  if (!j.is_object() || !j.contains("proposer") || !j["proposer"].is_string() || !j.contains("parent_rng") ||
+  if (!j.is_object() || !j.contains("proposer") || !j["proposer"].is_object() || !j.contains("parent_rng") ||
       !j["parent_rng"].is_string())
-    throw std::invalid_argument("not a JSON object with the texts proposer and parent_rng");
-  llm_->restore_conversation(j["proposer"].get<std::string>());
+    throw std::invalid_argument("not a JSON object with an object proposer and a text parent_rng");
+  llm_->restore_conversation(j["proposer"].dump());
   llm_rng_.restore(j["parent_rng"].get<std::string>());
 }
 

@@ -294,7 +294,7 @@ if migrant:
     print("sent to island 1:", sent, "island 1 took in through generation", through_1)
     check(rewrite and all(g > through_1 for g, _, _ in rewrite), "at the stop the rewrite is in flight: sent to island 1, not taken in")
     check(rewrite and all(h and h not in hashes_1 for _, h, _ in rewrite), "its /migrations row names its source")
-    feedback = json.loads(conversation["proposer"])["feedback"] if conversation else None
+    feedback = conversation["proposer"]["feedback"] if conversation else None
     check(feedback and "accepted" in feedback, f"island 0's conversation state is checkpointed: {feedback}")
     with h5py.File(out, "r") as f:
         check(f.attrs["finished"].item() is True, "the resumed run finished")
