@@ -11,7 +11,7 @@ std::string supervisor::note(const std::string& tool, const std::string& outcome
   } else if (tool == "evaluate" && outcome == "ok" && faster) {
     stalled_ = 0;
     outcomes_.clear();
-  } else if (!((tool == "compile" && outcome == "compiled") || (tool == "profile" && outcome == "profiled"))) {
+  } else if (!((tool == "compile" && outcome == "compiled") || tool == "profile")) {
     ++stalled_;
     outcomes_ += (outcomes_.empty() ? "" : ", ") + tool + " " + (tool == "evaluate" && outcome == "ok" ? "no faster" : outcome);
     if (stalled_ >= after_)

@@ -4,7 +4,7 @@
 // stall is `after` tool calls in a row that make no progress (a source that does not compile,
 // an evaluation that is rejected or no faster than the parent, edits that do not apply, a
 // program already evaluated, bad arguments), or one edit sent again that was sent before in the
-// conversation. A call that compiles or profiles is neither progress nor a stall; an evaluation
+// conversation. A call that compiles, and any profile, is neither progress nor a stall; an evaluation
 // faster than the parent is progress and starts the count again, and so does each redirection.
 #pragma once
 
