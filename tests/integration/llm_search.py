@@ -19,7 +19,8 @@ With MPIEXEC: two islands under mpirun, only island 0 asking the model (island_s
 With --resume: the run is stopped (SIGTERM) right after the repaired rewrite is accepted and
 resumed: the resumed island knows the rewrite again (from /sources), goes on tuning it, never
 evaluates a candidate twice, the token budget counts what the first session spent, and the first
-prompt of the resumed session tells the model its rewrite was accepted (the conversation state).
+prompt of the resumed session tells the model its rewrite was accepted (the conversation state);
+a copy whose conversation state is damaged is refused in one line and left as it was.
 
 With --cancel: the model takes two minutes to answer; a SIGTERM that arrives during the call
 stops the run within its grace period, the call recorded as cancelled.
@@ -61,6 +62,7 @@ import sys
 import time
 
 import h5py
+import numpy as np
 
 galapagos, source_dir, work = sys.argv[1:4]
 mode = sys.argv[4] if len(sys.argv) > 4 else ""
@@ -270,6 +272,14 @@ price_completion_per_mtok = 2.0
             calls_before = len(f["llm_calls"])
             state = f.get("checkpoint/island_0/llm_state")  # text, stored as bytes
             stopped_bandit = json.loads(bytes(state[()]).decode()) if state is not None else None
+        damaged = os.path.join(work, "damaged.h5")  # a conversation state that is not one: refused, nothing written
+        shutil.copy(out, damaged)
+        with h5py.File(damaged, "r+") as f:
+            del f["checkpoint/island_0/llm_conversation"]
+            f["checkpoint/island_0/llm_conversation"] = np.frombuffer(b'{"proposer": 3}', dtype=np.uint8)
+        damaged_bytes = open(damaged, "rb").read()
+        refused = subprocess.run([galapagos, "resume", damaged], env=env, capture_output=True, text=True, timeout=120)
+        refused_untouched = open(damaged, "rb").read() == damaged_bytes
         run = subprocess.run([galapagos, "resume", out], env=env, capture_output=True, text=True, timeout=600)
     else:
         run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
@@ -435,6 +445,10 @@ if resume:
         check(dec(f["winner"].attrs["source_hash"]) == variant, "the rewrite wins the resumed run")
     # The conversation state is checkpointed too: the resumed session's first prompt tells the
     # model of the rewrite accepted before the stop, not that this is its first proposal.
+    lines = refused.stderr.strip().splitlines()
+    check(refused.returncode == 2 and len(lines) == 1 and damaged in lines[0] and "LLM conversation state" in lines[0],
+          f"a damaged conversation state is refused in one line naming the file: {refused.returncode} {refused.stderr!r}")
+    check(refused_untouched, "the refused file is left as it was")
     resumed_prompt = json.loads(requests[2]["body"])["messages"][1]["content"] if len(requests) > 2 else ""
     check("Your last proposal was accepted" in resumed_prompt and "first proposal" not in resumed_prompt,
           "the resumed session's first prompt carries the feedback of the accepted rewrite")
