@@ -3,10 +3,12 @@
 OpenAI Chat Completions API with scripted answers, for testing galapagos's LLM client.
 
 SCRIPT.json is a list of answers, served one per request in order: {"status": 200, "headers":
-{...}, "body": <JSON object, or a string sent as it is>, "delay_s": 0}. A request after the last
-answer gets HTTP 500. The server binds 127.0.0.1 on a free port, writes the port to PORT_FILE,
+{...}, "body": <JSON object, or a string sent as it is>, "delay_s": 0, "wait_file": PATH}; an
+answer with wait_file is sent once that file exists (a test releases it). A request after the
+last answer gets HTTP 500. The server binds 127.0.0.1 on a free port, writes the port to PORT_FILE,
 and appends every request (path, headers, JSON body) to LOG_FILE as one JSON line."""
 import json
+import os
 import sys
 import threading
 import time
@@ -29,6 +31,10 @@ class Handler(BaseHTTPRequestHandler):
             with open(log_file, "a") as log:
                 log.write(json.dumps({"path": self.path, "headers": dict(self.headers), "body": raw}) + "\n")
             answer = answers.pop(0) if answers else {"status": 500, "body": "no more scripted answers"}
+        waited = 0.0
+        while answer.get("wait_file") and not os.path.exists(answer["wait_file"]) and waited < 600:
+            time.sleep(0.05)
+            waited += 0.05
         time.sleep(answer.get("delay_s", 0))
         body = answer.get("body", "")
         data = (body if isinstance(body, str) else json.dumps(body)).encode()
@@ -47,6 +53,5 @@ class Handler(BaseHTTPRequestHandler):
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 with open(port_file + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
-import os  # noqa: E402
 os.replace(port_file + ".tmp", port_file)
 server.serve_forever()

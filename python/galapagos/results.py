@@ -36,7 +36,7 @@ _COLUMNS = {
                   "attempts", "prompt_tokens", "completion_tokens", "cost", "latency_s", "edits_applied",
                   "edits_failed", "outcome", "candidate_id", "prompt", "response"],
     "profiles": ["candidate_id", "island", "kernel", "launch", "metric", "unit", "value"],
-    "migrations": ["generation", "from_island", "to_island", "candidate_id", "params", "fitness"],
+    "migrations": ["generation", "from_island", "to_island", "candidate_id", "params", "fitness", "source_hash"],
     "populations": ["island", "generation", "rank", "candidate_id", "fitness"],
     "generations": ["island", "generation", "evaluated", "failed", "best_time_s", "best_speedup", "wall_time_s",
                     "device_busy_s"],

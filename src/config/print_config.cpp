@@ -48,6 +48,7 @@ toml::table llm_table(const propose::llm_settings& l) {
                      {"refine", l.refine},
                      {"turns", l.turns},
                      {"tools", l.tools},
+                     {"supervisor_after", l.supervisor_after},
                      {"bandit", l.bandit},
                      {"stagnation_generations", l.stagnation_generations},
                      {"whole_file", l.whole_file},

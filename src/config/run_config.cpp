@@ -60,7 +60,7 @@ void read_eval(const toml_section& e, eval::eval_settings& ev, run_config& c) {
 // [llm] and its [[llm.models]]: the LLM proposer (docs/llm.md).
 void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesystem::path& config_file) {
   l.allow_only({"share", "island_shares", "refine", "turns", "bandit", "stagnation_generations", "whole_file", "elites_in_prompt",
-                "tools", "max_tokens", "max_cost", "prompts", "notes", "models"});
+                "tools", "supervisor_after", "max_tokens", "max_cost", "prompts", "notes", "models"});
   s.share = l.num("share", s.share, 0, 1);
   for (const auto& v : l.scalars_as_text("island_shares")) {
     double x = -1;
@@ -74,6 +74,7 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
   s.refine = l.boolean("refine", s.refine);
   s.turns = l.whole("turns", s.turns, 1, 100);
   s.tools = l.boolean("tools", s.tools);
+  s.supervisor_after = l.whole("supervisor_after", s.supervisor_after, 0, 100);
   s.bandit = l.boolean("bandit", s.bandit);
   s.stagnation_generations = l.whole("stagnation_generations", s.stagnation_generations, 0, max_count);
   s.whole_file = l.boolean("whole_file", s.whole_file);

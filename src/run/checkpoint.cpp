@@ -52,6 +52,7 @@ std::string to_json_text(const island_snapshot& s) {
               {"population", s.population},
               {"strategy_state", s.strategy_state},
               {"llm_state", s.llm_state},
+              {"llm_conversation", s.llm_conversation},
               {"unfinished", s.unfinished}}
       .dump();
 }
@@ -76,6 +77,7 @@ island_snapshot snapshot_from_json(const std::string& text) {
   s.population = j.at("population");
   s.strategy_state = j.value("strategy_state", "");
   s.llm_state = j.value("llm_state", "");
+  s.llm_conversation = j.value("llm_conversation", "");
   s.unfinished = j.value("unfinished", 0);
   return s;
 }
@@ -153,6 +155,7 @@ void checkpoint_writer::write(announce how) {
     working_.set_text(group + "/population", s.population);
     if (!s.strategy_state.empty()) working_.set_text(group + "/strategy_state", s.strategy_state);
     if (!s.llm_state.empty()) working_.set_text(group + "/llm_state", s.llm_state);
+    if (!s.llm_conversation.empty()) working_.set_text(group + "/llm_conversation", s.llm_conversation);
     working_.set_attribute(group, "generation", s.generation);
     working_.set_attribute(group, "evaluated", s.evaluated);
     working_.set_attribute(group, "failed", s.failed);
@@ -294,6 +297,7 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
     s.population = required_text("population");
     s.strategy_state = f.text(g + "/strategy_state").value_or("");
     s.llm_state = f.text(g + "/llm_state").value_or("");  // absent: no models, or a file of an earlier galapagos
+    s.llm_conversation = f.text(g + "/llm_conversation").value_or("");  // the same
     p.per_island[static_cast<std::size_t>(i)].snapshot = s;
   }
 
@@ -366,10 +370,18 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
   const auto to = f.integers("/migrations", "to_island");
   const auto mid = f.integers("/migrations", "candidate_id");
   const auto mparams = f.strings("/migrations", "params");
-  for (std::size_t r = 0; r < gen.size(); ++r)
-    if (to[r] >= 0 && to[r] < p.islands)
-      p.per_island[static_cast<std::size_t>(to[r])].migrants.push_back(
-          {static_cast<int>(from[r]), static_cast<int>(gen[r]), mid[r], mparams[r]});
+  const auto msource = f.strings("/migrations", "source_hash");
+  for (std::size_t r = 0; r < gen.size(); ++r) {
+    if (to[r] < 0 || to[r] >= p.islands) continue;
+    p.per_island[static_cast<std::size_t>(to[r])].migrants.push_back(
+        {static_cast<int>(from[r]), static_cast<int>(gen[r]), mid[r], mparams[r], msource[r]});
+    if (!msource[r].empty() && !p.sources.contains(msource[r])) {  // a rewrite in flight: its text travels with the plan
+      const auto text = f.source(msource[r]);
+      if (!text)
+        throw error(path, "/sources/" + msource[r] + " is missing: /migrations row " + std::to_string(r) + " names it");
+      p.sources[msource[r]] = *text;
+    }
+  }
   if (f.has("/llm_calls")) {  // files of runs before the LLM proposer have none
     const auto caller = f.integers("/llm_calls", "island");
     const auto variation = f.integers("/llm_calls", "variation");
@@ -392,7 +404,7 @@ std::string to_json_text(const resume_plan& p) {
   json islands = json::array();
   for (const auto& i : p.per_island) {
     json m = json::array();
-    for (const auto& x : i.migrants) m.push_back({x.from, x.generation, x.id, x.params});
+    for (const auto& x : i.migrants) m.push_back({x.from, x.generation, x.id, x.params, x.source_hash});
     islands.push_back({{"snapshot", i.snapshot ? to_json_text(*i.snapshot) : ""},
                        {"seen", i.seen},
                        {"seen_sources", i.seen_sources},
@@ -465,7 +477,7 @@ resume_plan resume_plan_from_json(const std::string& text) {
     isl.llm_variations = llm[1];
     isl.llm_tokens = llm[2];
     isl.llm_cost = llm[3];
-    for (const auto& m : i.at("migrants")) isl.migrants.push_back({m[0], m[1], m[2], m[3]});
+    for (const auto& m : i.at("migrants")) isl.migrants.push_back({m[0], m[1], m[2], m[3], m[4]});
     p.per_island.push_back(std::move(isl));
   }
   if (!j.at("best").is_null()) {

@@ -42,6 +42,7 @@ struct island_snapshot {
   std::string population;      // JSON [{"id", "fitness" (null = failed), "params"}]
   std::string strategy_state;  // core::strategy::state() of a non-GA strategy; empty for the GA
   std::string llm_state;       // the LLM ensemble's bandit statistics (propose::ensemble::state()); empty: none
+  std::string llm_conversation;  // what the LLM proposer keeps between variations (llm_proposer::conversation_state())
   int unfinished = 0;          // rows of the generation in progress, after the `evaluated` ones
 };
 std::string to_json_text(const island_snapshot& s);
@@ -133,6 +134,7 @@ struct resume_plan {
       int from = 0, generation = 0;
       std::int64_t id = -1;
       std::string params;
+      std::string source_hash;  // a rewrite's (its text in resume_plan::sources); "" for the template
     };
     std::vector<migrant> migrants;  // /migrations rows addressed to it, in file order
     // The LLM proposer's part of the run so far (/llm_calls rows of the island).
@@ -143,8 +145,9 @@ struct resume_plan {
   std::vector<island> per_island;
   // The best correct candidate so far (rank 0 picks the winner from it).
   std::optional<store::candidate_row> best;
-  // The LLM-made rewrites the run evaluated (source_hash of the rows of origin `llm` -> the text
-  // in /sources). Every other source_hash is the family's template.
+  // The LLM-made rewrites the run evaluated or sent as migrants (source_hash of the rows of origin
+  // `llm`, and of /migrations rows that name one -> the text in /sources). Every other
+  // source_hash is the family's template.
   std::map<std::string, std::string> sources;
 };
 // Throws galapagos::error "<FILE>: <problem>" for a missing, unreadable or foreign file, one

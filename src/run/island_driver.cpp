@@ -128,7 +128,10 @@ island_snapshot island_driver::impl::snapshot(double wall_s) {
   c.rng_state = island_.random().state();
   c.population = population_json(island_, variant_hashes());
   if (strategy_) c.strategy_state = strategy_->state();
-  if (llm_) c.llm_state = llm_->models_state();
+  if (llm_) {
+    c.llm_state = llm_->models_state();
+    c.llm_conversation = llm_conversation();
+  }
   return c;
 }
 
@@ -277,7 +280,10 @@ void island_driver::impl::keep_unfinished(int carried_before, double wall_s) {
   s.baseline_min_s = baseline_min_s_;
   s.baseline_max_s = baseline_max_s_;
   // The model calls of the generation are kept (their /llm_calls rows), and so are their rewards.
-  if (llm_) s.llm_state = llm_->models_state();
+  if (llm_) {
+    s.llm_state = llm_->models_state();
+    s.llm_conversation = llm_conversation();
+  }
   batch_.state = to_json_text(s);
   flush_records();
   if (s.unfinished > 0)

@@ -179,6 +179,12 @@ class island_driver::impl {
   // The LLM's compile tool: the source built as a candidate of the parent's values would be.
   propose::tool_result compile_for_model(const std::string& text, const core::individual& parent);
 
+  // What the island's LLM variations keep from one to the next, for a checkpoint: the proposer's
+  // conversation state (llm_proposer::conversation_state()) and the random state that picks each
+  // variation's parent. JSON {"proposer": {...}, "parent_rng"}. Restoring throws std::invalid_argument.
+  std::string llm_conversation() const;
+  void restore_llm_conversation(const std::string& state);
+
   // What every variation prompt says about the family and the hardware.
   std::map<std::string, std::string> prompt_values() const;
 

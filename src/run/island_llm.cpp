@@ -126,6 +126,19 @@ void island_driver::impl::vary_with_llm() {
   }
 }
 
+std::string island_driver::impl::llm_conversation() const {
+  return json{{"proposer", json::parse(llm_->conversation_state())}, {"parent_rng", llm_rng_.state()}}.dump();
+}
+
+void island_driver::impl::restore_llm_conversation(const std::string& state) {
+  const json j = json::parse(state, nullptr, false);
+  if (!j.is_object() || !j.contains("proposer") || !j["proposer"].is_object() || !j.contains("parent_rng") ||
+      !j["parent_rng"].is_string())
+    throw std::invalid_argument("not a JSON object with an object proposer and a text parent_rng");
+  llm_->restore_conversation(j["proposer"].dump());
+  llm_rng_.restore(j["parent_rng"].get<std::string>());
+}
+
 std::string island_driver::impl::candidate_profile(std::int64_t id, double& seconds, bool allow_profiler) {
   seconds = 0;
   if (const auto it = profile_text_.find(id); it != profile_text_.end()) return it->second;

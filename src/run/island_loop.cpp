@@ -218,6 +218,13 @@ void island_driver::impl::restore(const resume_plan& p) {
         throw error(p.path, "island " + std::to_string(rank) + "'s LLM bandit state: " + e.what());
       }
     }
+    if (llm_ && !c.llm_conversation.empty()) {
+      try {
+        restore_llm_conversation(c.llm_conversation);
+      } catch (const std::invalid_argument& e) {
+        throw error(p.path, "island " + std::to_string(rank) + "'s LLM conversation state: " + e.what());
+      }
+    }
     evaluated_ = c.evaluated;
     failed_ = c.failed;
     next_id_ = c.next_id;
@@ -240,9 +247,12 @@ void island_driver::impl::restore(const resume_plan& p) {
       for (int g = migrants_through_ + 1; g <= (sender ? sender->generation : 0); ++g)
         if (migration_due(g)) inbox_[g][from];
   }
+  // A rewrite's migrant comes back with its source (its row's source_hash, the text in /sources).
   for (const auto& m : me.migrants)
-    if (std::find(sources_.begin(), sources_.end(), m.from) != sources_.end() && m.generation > migrants_through_)
-      if (const auto g = genome_from_params(*s_.space, m.params)) inbox_[m.generation][m.from].push_back({{0, *g}, m.id});
+    if (std::find(sources_.begin(), sources_.end(), m.from) != sources_.end() && m.generation > migrants_through_) {
+      const int v = m.source_hash.empty() ? 0 : variant_of(m.source_hash);
+      if (const auto g = genome_from_params(island_.space(v), m.params)) inbox_[m.generation][m.from].push_back({{v, *g}, m.id});
+    }
   if (rank == 0 && p.best) best_row_ = p.best;
   for (const auto& [hash, text] : p.sources) known_sources_.emplace(hash, text);
   if (llm_) llm_->restore_spent(me.llm_tokens, me.llm_cost);
@@ -327,8 +337,8 @@ void island_driver::impl::emigrate() {
   for (int dest : targets_) {
     for (const auto& ind : elites)
       if (std::isfinite(ind.fitness))
-        batch_.migrations.push_back(
-            {island_.generation(), rank, dest, ind.id, island_.space(ind.variant).to_json(ind.g), ind.fitness});
+        batch_.migrations.push_back({island_.generation(), rank, dest, ind.id, island_.space(ind.variant).to_json(ind.g),
+                                     ind.fitness, ind.variant != 0 ? variants_[static_cast<std::size_t>(ind.variant)].hash : ""});
     if (!j["individuals"].empty() || scheduled_) migrants_.send(dest, j.dump());
   }
 }

@@ -189,7 +189,8 @@ void from_json(const json& j, population_row& r) {
 }
 void to_json(json& j, const migration_row& r) {
   j = json{{"generation", r.generation},     {"from_island", r.from_island}, {"to_island", r.to_island},
-           {"candidate_id", r.candidate_id}, {"params", r.params},           {"fitness", num(r.fitness)}};
+           {"candidate_id", r.candidate_id}, {"params", r.params},           {"fitness", num(r.fitness)},
+           {"source_hash", r.source_hash}};
 }
 void from_json(const json& j, migration_row& r) {
   r.generation = j.at("generation");
@@ -198,6 +199,7 @@ void from_json(const json& j, migration_row& r) {
   r.candidate_id = j.at("candidate_id");
   r.params = j.at("params");
   r.fitness = num(j.at("fitness"));
+  r.source_hash = j.at("source_hash");
 }
 void to_json(json& j, const profile_row& r) {
   j = json{{"candidate_id", r.candidate_id},

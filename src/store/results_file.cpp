@@ -133,6 +133,7 @@ struct table_def<migration_row> {
       {"candidate_id", &R::candidate_id, ""},
       {"params", &R::params, ""},
       {"fitness", &R::fitness, "s"},
+      {"source_hash", &R::source_hash, ""},
   });
 };
 

@@ -79,6 +79,7 @@ struct migration_row {  // one individual sent from one island to another
   std::int64_t candidate_id = -1;  // id on the sending island
   std::string params;
   double fitness = 0;
+  std::string source_hash;  // the source it is built from, in /sources; "" for the family's template
 };
 
 struct generation_row {  // one progress line of one island

@@ -18,7 +18,9 @@ With MPIEXEC: two islands under mpirun, only island 0 asking the model (island_s
 
 With --resume: the run is stopped (SIGTERM) right after the repaired rewrite is accepted and
 resumed: the resumed island knows the rewrite again (from /sources), goes on tuning it, never
-evaluates a candidate twice, and the token budget counts what the first session spent.
+evaluates a candidate twice, the token budget counts what the first session spent, and the first
+prompt of the resumed session tells the model its rewrite was accepted (the conversation state);
+a copy whose conversation state is damaged is refused in one line and left as it was.
 
 With --cancel: the model takes two minutes to answer; a SIGTERM that arrives during the call
 stops the run within its grace period, the call recorded as cancelled.
@@ -32,6 +34,19 @@ the blocked rewrite (a compile error), compiles it fixed, evaluates it, profiles
 the working source with a larger default block. The proposal is accepted; /llm_calls holds each
 tool call (tool, outcome, cost in seconds), the model was sent the tools and each tool's answer,
 and the first prompt carries the parent's profile.
+
+With --migrant MPIEXEC: a rewrite in flight as a migrant survives a stop. Two islands under mpirun,
+only island 0 asking the model; its first answer waits until island 1's search is over, so
+island 1 never takes in the rewrite island 0 then accepts and sends it. The run is stopped
+(SIGUSR1 to mpirun) after island 0's generation that sent it, and resumed with a larger budget:
+island 1 takes the migrant in from the /migrations row (its source_hash names the text in
+/sources) and evaluates the rewrite in the resumed session.
+
+With --supervisor ([llm] tools = true, supervisor_after = 3): the model's first three tool calls
+make no progress (a compile error, the same source evaluated and rejected, compiled again); the
+supervisor redirects the conversation with a message naming the stall and a direction from the
+parent's profile, recorded as a /llm_calls row (tool supervisor, outcome redirected); the model
+then fixes the source and its proposal is accepted.
 
 With --stall: the model never proposes anything ("Nothing to change.") and has every slot of a
 generation after the first ([llm] share = 1) with no token budget. The search must not stall or
@@ -47,6 +62,7 @@ import sys
 import time
 
 import h5py
+import numpy as np
 
 galapagos, source_dir, work = sys.argv[1:4]
 mode = sys.argv[4] if len(sys.argv) > 4 else ""
@@ -55,12 +71,16 @@ cancel = mode == "--cancel"
 stall = mode == "--stall"
 same_program = mode == "--same-program"
 tools = mode == "--tools"
-mpiexec = mode if mode and not resume and not cancel and not stall and not same_program and not tools else None
+migrant = mode == "--migrant"
+supervised = mode == "--supervisor"
+tools = tools or supervised
+mpiexec = sys.argv[5] if migrant else mode if mode and not resume and not cancel and not stall and not same_program and not tools else None
 os.makedirs(work, exist_ok=True)
 for f in glob.glob(os.path.join(work, "*")):
     if os.path.isfile(f):
         os.remove(f)
 KEY = "sk-galapagos-test-4f9c2d1e8b7a6"
+dec = lambda v: v.decode() if isinstance(v, bytes) else v
 
 LOOP = """#if GLP_SCHEDULE == 1
 #pragma omp parallel for schedule(dynamic, 1024 * GLP_CHUNK)
@@ -127,6 +147,17 @@ if tools:  # compile (an error), compile fixed, evaluate, profile, then propose
               calls((4, ("profile", {}))),
               ok("Done: a larger block by default.\n" + block("#define GLP_BLOCK 4096", "#define GLP_BLOCK 65536"))]
     script += [ok("Nothing to change.") for _ in range(30)]
+if supervised:  # three calls without progress, then the fix, evaluated, and the proposal
+    script = [calls((1, ("compile", {"edits": block(LOOP, REWRITE)}))),
+              calls((2, ("evaluate", {}))),
+              calls((3, ("compile", {}))),
+              calls((4, ("evaluate", {"edits": block(BROKEN_LINE, FIXED_LINE)}))),
+              ok("Done.")]
+    script += [ok("Nothing to change.") for _ in range(30)]
+go_file = os.path.join(work, "go")
+if migrant:  # the rewrite waits for island 1 to finish; a later call takes long (cancelled by the stop)
+    script = [dict(script[2], wait_file=go_file), script[3], dict(ok("Nothing to change."), delay_s=60)]
+    script += [ok("Nothing to change.") for _ in range(30)]
 if stall:  # a model that never proposes anything
     script = [ok("Nothing to change.") for _ in range(400)]
 if same_program:  # a comment and blanks only, then nothing
@@ -154,7 +185,7 @@ backend = "cpu"
 out = "{out}"
 kernel_paths = ["{source_dir}/tests/data/kernels"]
 [search]
-budget = {28 if mpiexec else 10 if stall else 16}
+budget = {30 if migrant else 28 if mpiexec else 10 if stall else 16}
 seed = 3
 population = 4
 offspring = {2 if stall else 4}
@@ -175,7 +206,8 @@ cache_dir = "{work}/cache"
 share = {1.0 if stall else 0.25}
 turns = {6 if tools else 2}
 tools = {'true' if tools else 'false'}
-max_tokens = {0 if stall or tools else 600 if resume else 400}
+max_tokens = {0 if stall or tools or migrant else 600 if resume else 400}
+{'supervisor_after = 3' if supervised else ''}
 {'island_shares = [0.25, 0.0]' if mpiexec else ''}
 [[llm.models]]
 name = "scripted"
@@ -185,7 +217,7 @@ api_key_env = "GLP_TEST_LLM_KEY"
 max_attempts = 4
 backoff_initial_s = 0.05
 backoff_max_s = 0.2
-timeout_s = 20
+timeout_s = {120 if migrant else 20}
 price_prompt_per_mtok = 1.0
 price_completion_per_mtok = 2.0
 """)
@@ -203,6 +235,29 @@ price_completion_per_mtok = 2.0
         stop_s = time.monotonic() - signalled
         print(cancel_log)
         run = subprocess.CompletedProcess(command, proc.returncode, cancel_log, "")
+    elif migrant:
+        first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        stopped_log = []
+        for line in first.stdout:
+            stopped_log.append(line)
+            if line.startswith("island 1: orchestration"):  # island 1's search is over: the model may answer island 0
+                open(go_file, "w").close()
+            if line.startswith("island 0 gen 2:"):  # its generation with the model's rewrite, sent at its end
+                first.send_signal(signal.SIGUSR1)  # mpirun forwards it to every rank
+        first.wait(timeout=300)
+        print("".join(stopped_log))
+        with h5py.File(out, "r") as f:
+            before = len(f["candidates"])
+            named = "source_hash" in f["migrations"].dtype.names  # not before migrants carried their source
+            sent = [(int(m["generation"]), dec(m["source_hash"]) if named else "", dec(m["params"])) for m in f["migrations"][:]
+                    if int(m["to_island"]) == 1]
+            through_1 = int(f["checkpoint/island_1"].attrs["migrants_received_through"])
+            hashes_1 = {dec(c["source_hash"]) for c in f["candidates"][:] if int(c["island"]) == 1}
+            conversation = f.get("checkpoint/island_0/llm_conversation")
+            conversation = json.loads(bytes(conversation[()]).decode()) if conversation is not None else None
+        run = subprocess.run([mpiexec, "-n", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none", "-x",
+                              "GLP_TEST_LLM_KEY", galapagos, "resume", out, "--budget", "34"],
+                             env=env, capture_output=True, text=True, timeout=600)
     elif resume:
         first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         stopped_log = []
@@ -217,6 +272,14 @@ price_completion_per_mtok = 2.0
             calls_before = len(f["llm_calls"])
             state = f.get("checkpoint/island_0/llm_state")  # text, stored as bytes
             stopped_bandit = json.loads(bytes(state[()]).decode()) if state is not None else None
+        damaged = os.path.join(work, "damaged.h5")  # a conversation state that is not one: refused, nothing written
+        shutil.copy(out, damaged)
+        with h5py.File(damaged, "r+") as f:
+            del f["checkpoint/island_0/llm_conversation"]
+            f["checkpoint/island_0/llm_conversation"] = np.frombuffer(b'{"proposer": 3}', dtype=np.uint8)
+        damaged_bytes = open(damaged, "rb").read()
+        refused = subprocess.run([galapagos, "resume", damaged], env=env, capture_output=True, text=True, timeout=120)
+        refused_untouched = open(damaged, "rb").read() == damaged_bytes
         run = subprocess.run([galapagos, "resume", out], env=env, capture_output=True, text=True, timeout=600)
     else:
         run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
@@ -235,7 +298,49 @@ def check(cond, what):
 
 check(run.returncode == 0, f"galapagos run exit {run.returncode}")
 requests = [json.loads(line) for line in open(log_file)]
-dec = lambda v: v.decode() if isinstance(v, bytes) else v
+if migrant:
+    check(first.returncode == 0 and any("galapagos resume" in line for line in stopped_log), "SIGUSR1 stopped the first session")
+    rewrite = [(g, h, p) for g, h, p in sent if "BLOCK" in p]  # the parameter the rewrite declares
+    print("sent to island 1:", sent, "island 1 took in through generation", through_1)
+    check(rewrite and all(g > through_1 for g, _, _ in rewrite), "at the stop the rewrite is in flight: sent to island 1, not taken in")
+    check(rewrite and all(h and h not in hashes_1 for _, h, _ in rewrite), "its /migrations row names its source")
+    feedback = conversation["proposer"]["feedback"] if conversation else None
+    check(feedback and "accepted" in feedback, f"island 0's conversation state is checkpointed: {feedback}")
+    with h5py.File(out, "r") as f:
+        check(f.attrs["finished"].item() is True, "the resumed run finished")
+        cands = f["candidates"][:]
+        ids = {int(c["id"]): c for c in cands}
+        made = {dec(c["source_hash"]) for c in cands if dec(c["origin"]) == "llm" and dec(c["status"]) == "ok"}
+        taken = [c for c in cands[before:] if int(c["island"]) == 1 and dec(c["source_hash"]) in made]
+        print("island 1 after the resume:", [(int(c["id"]), dec(c["origin"]), dec(c["status"])) for c in cands[before:]
+                                            if int(c["island"]) == 1])
+        check(any(dec(c["origin"]) == "migrant" and dec(c["status"]) == "ok" for c in taken),
+              "after the resume island 1 takes in the rewrite and evaluates it (origin migrant, correct)")
+        check(all(json.loads(dec(c["parents"]))[0] in ids and dec(ids[json.loads(dec(c["parents"]))[0]]["source_hash"])
+                  == dec(c["source_hash"]) for c in taken), "the migrant's parent is island 0's rewrite")
+    if failures:
+        sys.exit(1)
+    print("llm_search (rewrite in flight as a migrant, stopped and resumed): all checks passed")
+    sys.exit(0)
+if supervised:
+    bodies = [json.loads(r["body"]) for r in requests]
+    told = [m["content"] for m in bodies[3]["messages"] if m["role"] == "user"] if len(bodies) > 3 else []
+    check(told and told[-1].startswith("## Supervisor") and "3 tool calls in a row made no progress" in told[-1],
+          f"the fourth request carries the supervisor's message naming the stall: {told[-1:]}")
+    check(told and "-bound" in told[-1], f"the supervisor's direction reads the parent's profile: {told[-1:]}")
+    check(bodies[2]["messages"][-1]["role"] == "tool", "no supervisor message before the stall")
+    with h5py.File(out, "r") as f:
+        rows = [c for c in f["llm_calls"][:] if int(c["variation"]) == 0]
+        steps = [(dec(c["tool"]), dec(c["outcome"])) for c in rows]
+        print("variation 0:", steps)
+        check(steps[:8] == [("", "tool_calls"), ("compile", "compile_error"), ("", "tool_calls"), ("evaluate", "compile_error"),
+                            ("", "tool_calls"), ("compile", "compile_error"), ("supervisor", "redirected"), ("", "tool_calls")],
+              f"the supervisor's redirection is recorded after the third call without progress: {steps}")
+        redirect = [c for c in rows if dec(c["tool"]) == "supervisor"]
+        check(len(redirect) == 1 and "compile compile_error" in dec(redirect[0]["prompt"])
+              and dec(redirect[0]["response"]).startswith("## Supervisor"), "its row holds the stall and the message")
+        check(steps[-1] == ("", "accepted"), f"the redirected conversation ends with an accepted proposal: {steps}")
+    sys.exit(1 if failures else 0)
 if stall:
     with h5py.File(out, "r") as f:
         evaluated = len(f["candidates"])
@@ -338,6 +443,15 @@ if resume:
         check(stopped_bandit and stopped_bandit[0]["calls"] == 2 and stopped_bandit[0]["gain"] > 0,
               f"the stopped session's checkpoint holds its calls and the accepted rewrite's gain: {stopped_bandit}")
         check(dec(f["winner"].attrs["source_hash"]) == variant, "the rewrite wins the resumed run")
+    # The conversation state is checkpointed too: the resumed session's first prompt tells the
+    # model of the rewrite accepted before the stop, not that this is its first proposal.
+    lines = refused.stderr.strip().splitlines()
+    check(refused.returncode == 2 and len(lines) == 1 and damaged in lines[0] and "LLM conversation state" in lines[0],
+          f"a damaged conversation state is refused in one line naming the file: {refused.returncode} {refused.stderr!r}")
+    check(refused_untouched, "the refused file is left as it was")
+    resumed_prompt = json.loads(requests[2]["body"])["messages"][1]["content"] if len(requests) > 2 else ""
+    check("Your last proposal was accepted" in resumed_prompt and "first proposal" not in resumed_prompt,
+          "the resumed session's first prompt carries the feedback of the accepted rewrite")
     if failures:
         sys.exit(1)
     print("llm_search (stopped and resumed): all checks passed")

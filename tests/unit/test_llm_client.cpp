@@ -407,3 +407,64 @@ TEST(LlmProposer, WithoutToolsTheRequestOffersNone) {
   EXPECT_FALSE(body.contains("tools"));
   EXPECT_FALSE(body.contains("tool_choice"));
 }
+
+// The supervisor (propose/llm/supervisor.hpp) in a conversation: after `supervisor_after` tool
+// calls without progress its message follows the tool answers, and it is recorded.
+TEST(LlmProposer, TheSupervisorRedirectsAStalledToolConversation) {
+  const json broken = {{"edits", edit("  return 1;", "  return x;")}};
+  scripted_server s(json::array({tool_calls(json::array({json::array({"compile", broken})})),
+                                 tool_calls(json::array({json::array({"compile", json::object()})})),
+                                 completion(edit("  return x;", "  return 2;"))}));
+  auto settings = proposer_settings(s, 3, false);
+  settings.tools = true;
+  settings.supervisor_after = 2;
+  gp::llm_proposer p(settings, 1);
+  gp::variation_tools tools;
+  tools.compile = [](const std::string&) { return gp::tool_result{"compile_error", "error: 'x' was not declared", 0.1}; };
+  tools.profile = [](std::int64_t) { return gp::tool_result{"profiled", "", 0}; };
+  auto request = parent();
+  request.values["parent_measurements"] = "candidate 1: time 1 s\n- ...: memory-bound by design: save traffic";
+  const auto calls = p.vary(
+      request, [](const std::string&) { return gp::candidate_outcome{true, "ok", "time 0.5 s", 0.5, 2}; }, tools);
+  std::vector<std::pair<std::string, std::string>> steps;
+  for (const auto& c : calls) steps.emplace_back(c.tool, c.outcome);
+  const std::vector<std::pair<std::string, std::string>> expected = {{"", "tool_calls"},
+                                                                     {"compile", "compile_error"},
+                                                                     {"", "tool_calls"},
+                                                                     {"compile", "compile_error"},
+                                                                     {"supervisor", "redirected"},
+                                                                     {"", "accepted"}};
+  EXPECT_EQ(steps, expected);
+  ASSERT_EQ(calls.size(), 6u);
+  EXPECT_EQ(calls[4].prompt, "2 tool calls in a row made no progress (compile compile_error, compile compile_error)");
+  const auto reqs = s.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  const auto m = json::parse(reqs[2].at("body").get<std::string>()).at("messages");
+  ASSERT_GE(m.size(), 2u);
+  EXPECT_EQ(m[m.size() - 2]["role"], "tool");  // the tool answer first, then the supervisor
+  EXPECT_EQ(m.back()["role"], "user");
+  EXPECT_EQ(m.back()["content"], calls[4].reply.text);
+  EXPECT_NE(m.back()["content"].get<std::string>().find("memory-bound: aim at memory traffic"), std::string::npos);
+  const auto second = json::parse(reqs[1].at("body").get<std::string>()).at("messages");
+  EXPECT_EQ(second.back()["role"], "tool");  // no redirection before the stall
+}
+
+// What the proposer keeps between variations goes into a checkpoint and comes back: a restored
+// proposer tells the model of the variation before the stop.
+TEST(LlmProposer, TheConversationStateComesBackAfterARestore) {
+  scripted_server s(json::array({completion(edit("  return 1;", "  return 2;")), completion("Nothing to change.")}));
+  const auto settings = proposer_settings(s, 1, false);
+  gp::llm_proposer before(settings, 1);
+  before.vary(parent(), [](const std::string&) { return gp::candidate_outcome{true, "ok", "time 0.25 s, 4x", 0.25, 2}; });
+  const std::string state = before.conversation_state();
+  gp::llm_proposer after(settings, 99);
+  EXPECT_THROW(after.restore_conversation("[1, 2]"), std::invalid_argument);
+  EXPECT_THROW(after.restore_conversation(R"({"feedback": "x", "rng": "not a state"})"), std::invalid_argument);
+  after.restore_conversation(state);
+  EXPECT_EQ(after.conversation_state(), state);
+  after.vary(parent(), [](const std::string&) { return gp::candidate_outcome{}; });
+  const auto reqs = s.requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  const std::string prompt = json::parse(reqs[1].at("body").get<std::string>()).at("messages")[1].at("content");
+  EXPECT_NE(prompt.find("Your last proposal was accepted: time 0.25 s, 4x"), std::string::npos) << prompt;
+}

@@ -189,6 +189,7 @@ void append_other_tables(results_file& f, int first, int count) {
     r.to_island = i + 1;
     r.candidate_id = 10'000'000'000LL + i;  // needs 64 bits
     r.params = "{\"I\": " + std::to_string(i) + "}";
+    if (i == 2) r.source_hash = "5f0c2a";  // a rewrite's migrant names its source; the template's none
   }));
   f.append(make_rows<generation_row>(count, first, [](generation_row& r, int i) {
     r.generation = i;
@@ -278,6 +279,8 @@ TEST_F(store_test, round_trip) {
   EXPECT_EQ(read_column<std::int64_t>(h, "/populations", "candidate_id")[300], 1300);
   EXPECT_EQ(read_column<std::int64_t>(h, "/migrations", "candidate_id")[5], 10'000'000'005LL);
   EXPECT_EQ(read_column<std::string>(h, "/migrations", "params")[4], "{\"I\": 4}");
+  EXPECT_EQ(read_column<std::string>(h, "/migrations", "source_hash")[2], "5f0c2a");
+  EXPECT_EQ(read_column<std::string>(h, "/migrations", "source_hash")[4], "");
   EXPECT_TRUE(std::isnan(read_column<double>(h, "/generations", "best_speedup")[0]));
   EXPECT_EQ(read_column<std::int32_t>(h, "/generations", "evaluated")[100], 200);
   EXPECT_EQ(read_column<std::string>(h, "/machine", "host")[299], "node299");
@@ -336,7 +339,7 @@ TEST_F(store_test, tables_exist_after_create_with_struct_field_names) {
        {"session", "island", "generation", "name", "status", "time_median_s", "time_min_s", "time_spread_s", "repetitions",
         "wall_time_s"}},
       {"/populations", {"island", "generation", "rank", "candidate_id", "fitness"}},
-      {"/migrations", {"generation", "from_island", "to_island", "candidate_id", "params", "fitness"}},
+      {"/migrations", {"generation", "from_island", "to_island", "candidate_id", "params", "fitness", "source_hash"}},
       {"/generations",
        {"island", "generation", "evaluated", "failed", "best_time_s", "best_speedup", "wall_time_s", "device_busy_s"}},
       {"/machine", {"island", "host", "cpu_model", "cores", "llc_bytes", "bandwidth_gbs", "peak_gflops", "peak_gflops_f32"}},

@@ -218,6 +218,7 @@ TEST(CheckpointState, SnapshotAndPopulationRoundTrip) {
   s.sources_sent = true;
   s.rng_state = core::rng(5).state();
   s.population = run::population_json(isl, {});
+  s.llm_conversation = R"({"proposer":{"feedback":"Your last proposal was accepted.","rng":"1 2"},"parent_rng":"3 4"})";
   const auto t = run::snapshot_from_json(run::to_json_text(s));
   EXPECT_EQ(t.island, 3);
   EXPECT_EQ(t.generation, 12);
@@ -227,6 +228,7 @@ TEST(CheckpointState, SnapshotAndPopulationRoundTrip) {
   EXPECT_TRUE(t.sources_sent);
   EXPECT_EQ(t.rng_state, s.rng_state);
   EXPECT_EQ(t.population, s.population);
+  EXPECT_EQ(t.llm_conversation, s.llm_conversation);
 }
 
 // A resumed island keeps the ceilings its run started with when it runs on the same kind of

@@ -7,6 +7,7 @@
 
 #include "propose/llm/edits.hpp"
 #include "propose/llm/prompt.hpp"
+#include "propose/llm/supervisor.hpp"
 #include "propose/llm/tools.hpp"
 #include "propose/llm/variant.hpp"
 #include "util/error.hpp"
@@ -59,6 +60,16 @@ llm_proposer::llm_proposer(llm_settings settings, std::uint64_t seed)
     clients_.push_back(std::make_unique<llm_client>(m.endpoint, llm_budget{}, core::derive_seed(seed, 17, k++)));
 }
 
+std::string llm_proposer::conversation_state() const { return json{{"feedback", feedback_}, {"rng", rng_.state()}}.dump(); }
+
+void llm_proposer::restore_conversation(const std::string& state) {
+  const json j = json::parse(state, nullptr, false);
+  if (!j.is_object() || !j.contains("feedback") || !j["feedback"].is_string() || !j.contains("rng") || !j["rng"].is_string())
+    throw std::invalid_argument("not a JSON object with the texts feedback and rng");
+  rng_.restore(j["rng"].get<std::string>());  // throws std::invalid_argument for a malformed state
+  feedback_ = j["feedback"].get<std::string>();
+}
+
 void llm_proposer::set_cancel(std::function<bool()> cancelled) {
   for (auto& c : clients_) c->set_cancel(cancelled);
 }
@@ -84,6 +95,9 @@ struct llm_proposer::conversation {
   std::string current;                                 // the working source
   std::map<std::string, candidate_outcome> evaluated;  // by program_text: what the evaluate tool got
   double gain = 0;                                     // of the turn under way (for the bandit)
+  supervisor watch;                                    // redirects the conversation when it stalls
+  std::string edits;                                   // of the last tool call ("" for none)
+  bool faster = false;                                 // the last tool call evaluated a candidate faster than the parent
 };
 
 std::string llm_proposer::run_tool(conversation& c, const tool_call& call, call_record& rec) {
@@ -91,6 +105,8 @@ std::string llm_proposer::run_tool(conversation& c, const tool_call& call, call_
   rec.tool = call.name;
   rec.prompt = call.arguments;
   rec.reply.status = "ok";
+  c.edits.clear();
+  c.faster = false;
   auto done = [&](const std::string& outcome, const std::string& text) {
     rec.outcome = outcome;
     rec.reply.latency_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -114,6 +130,7 @@ std::string llm_proposer::run_tool(conversation& c, const tool_call& call, call_
   if (args.contains("edits") && !args["edits"].is_string())
     return done("bad_arguments", call.name + ": `edits` must be a string of SEARCH/REPLACE blocks.");
   const std::string edits = args.value("edits", "");
+  c.edits = edits;
   std::string notes;
   if (edits.find_first_not_of(" \t\r\n") != std::string::npos) {
     const source_edit e = edit_source(c.current, edits, settings_.whole_file);
@@ -144,8 +161,10 @@ std::string llm_proposer::run_tool(conversation& c, const tool_call& call, call_
   if (judged.status != "ok")
     return done(judged.status,
                 "The candidate was rejected (" + judged.status + "):\n\n```\n" + tail(judged.message, 3000) + "\n```" + notes);
-  if (std::isfinite(c.request.parent_time_s) && judged.time_s > 0)
+  if (std::isfinite(c.request.parent_time_s) && judged.time_s > 0) {
     c.gain += std::max(0.0, std::log(c.request.parent_time_s / judged.time_s));
+    c.faster = judged.time_s < c.request.parent_time_s;
+  }
   return done("ok", "Correct; it joined the island's population as candidate " + std::to_string(judged.candidate_id) + ": " +
                         judged.message + notes);
 }
@@ -172,7 +191,9 @@ std::vector<call_record> llm_proposer::vary(const variation_request& request, co
         "none to propose the working source as it stands.";
   const std::string tool_text = with_tools ? tool_definitions() : "";
   std::size_t sent = 0;  // messages already shown in an earlier record's prompt
-  conversation c{request, judge, tools, request.parent_source, {}, 0};
+  conversation c{request, judge, tools, request.parent_source, {}, 0, supervisor(settings_.supervisor_after), "", false};
+  const auto measured = request.values.find("parent_measurements");
+  const std::string parent_profile = measured == request.values.end() ? "" : measured->second;
   for (int turn = 0; turn < settings_.turns; ++turn) {
     call_record rec;
     rec.turn = turn;
@@ -210,12 +231,27 @@ std::vector<call_record> llm_proposer::vary(const variation_request& request, co
       messages.push_back({"assistant", reply.text, reply.tool_calls, ""});
       sent = messages.size();  // the answer is this record's response
       std::vector<call_record> calls;
+      std::string stall;
       for (const auto& call : reply.tool_calls) {
         call_record t;
         t.turn = turn;
         t.model = m.name;
         messages.push_back({"tool", run_tool(c, call, t), {}, call.id});
+        const std::string s = c.watch.note(t.tool, t.outcome, c.edits, c.faster);
+        if (stall.empty()) stall = s;
         calls.push_back(std::move(t));
+      }
+      if (!stall.empty()) {  // after the tool answers, which must follow the tool calls directly
+        call_record v;
+        v.turn = turn;
+        v.model = m.name;
+        v.tool = "supervisor";
+        v.outcome = "redirected";
+        v.prompt = stall;
+        v.reply.status = "ok";
+        v.reply.text = supervisor::message(stall, parent_profile);
+        messages.push_back({"user", v.reply.text, {}, ""});
+        calls.push_back(std::move(v));
       }
       ensemble_.reward(model, c.gain, call_cost);
       records.push_back(std::move(rec));

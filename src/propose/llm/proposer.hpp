@@ -38,6 +38,7 @@ struct llm_settings {
   int turns = 3;                      // model turns per variation: the proposal, then repairs
   bool tools = false;                 // offer the compile, evaluate and profile tools (tools.hpp)
   int stagnation_generations = 3;     // no better best for this long: ask for another direction
+  int supervisor_after = 3;           // tool calls in a row without progress before a redirection (supervisor.hpp); 0: none
   bool whole_file = false;            // edits may change every line, not only the evolve regions
   int elites_in_prompt = 3;           // elites shown with their measurements
   std::filesystem::path system_prompt, variation_prompt, repair_prompt;
@@ -120,6 +121,12 @@ class llm_proposer {
   // std::invalid_argument for a state that does not fit this run's models.
   std::string models_state() const { return ensemble_.state(); }
   void restore_models(const std::string& state) { ensemble_.restore(state); }
+  // What the proposer keeps between variations, for a checkpoint, and back: what the next prompt
+  // tells the model of its last variation (accepted, or what went wrong), and the random state
+  // that picks each variation's model. JSON {"feedback", "rng"}. Throws std::invalid_argument for
+  // a state that is not one.
+  std::string conversation_state() const;
+  void restore_conversation(const std::string& state);
 
  private:
   std::string direction(const variation_request& r) const;
