@@ -70,10 +70,8 @@ class forest_strategy final : public strategy {
   // narrow optimum often lies. 30 draws rather than 10, and the distance below rather than the
   // count of differing parameters alone: +0.013 / +0.026 / +0.024 mean fraction of the optimum
   // at 25 / 50 / 100 evaluations on the measured spaces of docs/BENCHMARKS.md (30 fresh seeds),
-  // level on the synthetic ones; the order alone (no count) was worse at 25. 80 draws rather
-  // than 30 (with the exploiting first slot of modelled()): see docs/strategies.md, "Tried for
-  // small budgets".
-  static constexpr int diversity_draws = 80;
+  // level on the synthetic ones; the order alone (no count) or 100 draws were worse at 25.
+  static constexpr int diversity_draws = 30;
   std::optional<genome> diverse_random(const std::set<genome>& taken) {
     std::optional<genome> out;
     double farthest = -1;
@@ -135,21 +133,7 @@ class forest_strategy final : public strategy {
     std::vector<genome> out;
     std::vector<char> used(candidates.size(), 0);
     const int warm_slots = warm.empty() ? 0 : plain.empty() ? count : static_cast<int>(std::lround(prior_share() * count));
-    // Cold, the first slot exploits: the candidate that the mean of all trees predicts fastest,
-    // so that every batch tries the model's best guess once (local refinement around the best
-    // once the model has found its basin); the other slots sample trees as below.
-    if (warm.empty() && !plain.empty() && !candidates.empty()) {
-      double lowest = inf;
-      std::size_t pick = 0;
-      for (std::size_t i = 0; i < candidates.size(); ++i)
-        if (const double v = plain.predict(candidates[i]).mean; v < lowest) {
-          lowest = v;
-          pick = i;
-        }
-      used[pick] = 1;
-      out.push_back(candidates[pick]);
-    }
-    for (int slot = static_cast<int>(out.size()); slot < count && out.size() < candidates.size(); ++slot) {
+    for (int slot = 0; slot < count && out.size() < candidates.size(); ++slot) {
       const bool guided_slot = slot < warm_slots;
       const forest& model = guided_slot ? warm : plain;
       const auto& rows = guided_slot ? featured : candidates;
