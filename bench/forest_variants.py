@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Variants of the forest strategy side by side: the mean fraction of the optimum after 10 ... 400
+evaluations on each recorded space and over each set of them, for one build of galapagos.
+
+    bench/forest_variants.py GALAPAGOS NAME SEED0 SEEDS BUDGET [VAR=VALUE ...] [--spaces DIR]
+
+The spaces: tests/data/spaces/{stencil3d7,gemm}-cpu.h5 and -cpu-tune.h5, and the measured and
+synthetic Kernel Tuner caches that bench/strategies.py writes into DIR (run it once first).
+VAR=VALUE pairs go into the environment of `galapagos simulate`: a build with
+docs/results/forest-small-budget/variants.patch applied reads the variants of docs/strategies.md
+("Tried for small budgets") from it; an unpatched build ignores them. Prints one block per call.
+"""
+import argparse
+import json
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("galapagos")
+    ap.add_argument("name")
+    ap.add_argument("seed0", type=int)
+    ap.add_argument("seeds", type=int)
+    ap.add_argument("budget", type=int)
+    ap.add_argument("env", nargs="*", help="VAR=VALUE for the simulate processes")
+    ap.add_argument("--spaces", default=os.path.join(SRC, "build", "kt-spaces"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    a = ap.parse_args()
+    env = dict(os.environ)
+    env.update(kv.split("=", 1) for kv in a.env)
+    t = os.path.join(SRC, "tests", "data", "spaces")
+    kt = lambda kind: [os.path.join(a.spaces, f"kt-{n}-{kind}.json") for n in ("gemm", "convolution", "pnpoly")]
+    sets = {"cpu": [os.path.join(t, f"{n}-cpu.h5") for n in ("stencil3d7", "gemm")],
+            "tune": [os.path.join(t, f"{n}-cpu-tune.h5") for n in ("stencil3d7", "gemm")],
+            "h200": kt("h200"), "synthetic": kt("synthetic")}
+    at = [b for b in (10, 25, 50, 100, 200, 400) if b <= a.budget]
+    spaces = [s for v in sets.values() for s in v]
+    missing = [s for s in spaces if not os.path.exists(s)]
+    if missing:
+        raise SystemExit(f"{missing[0]}: no such recorded space (bench/strategies.py writes the caches into --spaces)")
+
+    def one(space):
+        cmd = [a.galapagos, "simulate", space, "--strategy", "forest", "--seed", str(a.seed0), "--seeds", str(a.seeds),
+               "--budget", str(a.budget), "--at", ",".join(map(str, at)), "--json"]
+        d = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout)
+        return [d["at"][str(b)]["mean"] for b in at]
+
+    with ThreadPoolExecutor(a.jobs) as pool:
+        res = dict(zip(spaces, pool.map(one, spaces)))
+    row = lambda v: " ".join(f"{x:.3f}" for x in v)
+    mean = lambda group: [sum(c) / len(c) for c in zip(*(res[s] for s in group))]
+    print(f"== {a.name} {' '.join(a.env)}: seeds {a.seed0}..{a.seed0 + a.seeds - 1}, mean fraction of the optimum at {at}")
+    for s in spaces:
+        print(f"  {os.path.basename(s):30s} {row(res[s])}")
+    for name, group in {"measured (cpu + h200)": sets["cpu"] + sets["h200"], "cpu + synthetic": sets["cpu"] + sets["synthetic"],
+                        "tune": sets["tune"], "all ten": spaces}.items():
+        print(f"  {name:30s} {row(mean(group))}")
+
+
+if __name__ == "__main__":
+    main()
