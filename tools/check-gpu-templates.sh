@@ -11,6 +11,7 @@
 #                  -I kernels/include -I <dir> FILE -o X.so
 #          and, when nvcc is available, for NVIDIA through the HIP-to-CUDA header:
 #            nvcc ... -x cu -include glp_hip_on_cuda.h FILE
+#          unless the file has the line "// glp-check: amd-only" (an AMD vendor library's baseline).
 #   *.cu   with nvcc for sm_90, when nvcc is available (on PATH or /usr/local/cuda/bin/nvcc):
 #            nvcc -std=c++17 -O3 -gencode arch=compute_90,code=sm_90
 #                 -Xcompiler -fPIC,-fvisibility=hidden -shared -I kernels/include -I <dir> FILE -o X.so
@@ -34,7 +35,7 @@ while [[ $# -gt 0 ]]; do
     --werror) werror=1 ;;
     --no-nvcc) use_nvcc=0 ;;
     -j) shift; jobs=${1:?-j needs a number} ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     -*) echo "check-gpu-templates: unknown option $1" >&2; exit 2 ;;
     *) files+=("$1") ;;
   esac
@@ -110,7 +111,7 @@ for f in "${files[@]}"; do
   case $f in
     *.hip)
       echo "hipcc $f $tmp/r$((n++))" >>"$tmp/jobs"
-      [[ -n $nvcc_bin ]] && echo "nvcc-hip $f $tmp/r$((n++))" >>"$tmp/jobs" ;;
+      [[ -n $nvcc_bin ]] && ! grep -q '^// glp-check: amd-only' "$f" && echo "nvcc-hip $f $tmp/r$((n++))" >>"$tmp/jobs" ;;
     *.cu)
       [[ -n $nvcc_bin ]] && echo "nvcc $f $tmp/r$((n++))" >>"$tmp/jobs" ;;
     *) echo "check-gpu-templates: not a .hip or .cu file: $f" >&2; exit 2 ;;

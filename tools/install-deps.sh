@@ -2,7 +2,8 @@
 # Installs every dependency of galapagos from Debian 12's packages. Idempotent: packages
 # already present are left alone. Run as root (or through sudo).
 #   tools/install-deps.sh            build + run dependencies, test tools (slurm, munge, h5py,
-#                                    hipcc for the HIP build check, chromium for the report test).
+#                                    hipcc, the HIP runtime, ROCm SMI and hipSPARSE for the HIP
+#                                    backend and its build check, chromium for the report test).
 #                                    The CUDA toolkit is used where present (/usr/local/cuda);
 #                                    Debian 12 does not package CUDA 12+.
 set -euo pipefail
@@ -23,7 +24,7 @@ packages=(
   python3-venv python3-pip python3-setuptools python3-wheel
   chromium
   slurm-wlm munge
-  hipcc
+  hipcc libamdhip64-dev librocm-smi-dev libhipsparse-dev
 )
 
 missing=()

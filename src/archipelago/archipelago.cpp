@@ -215,11 +215,11 @@ int search(MPI_Comm comm, const search_start& st) {
     const std::uint64_t secret = (std::uint64_t{rd()} << 32) ^ rd();
     eval::set_reference_time_limit(s->config.eval.timeout_s, s->config.reference_timeout_s);
     s->evaluator = std::make_unique<eval::evaluator>(s->family, s->config.backend, s->config.eval, s->probe.limits(), secret);
-    // An energy objective needs the board's energy counter (NVML): without it every candidate's
+    // An energy objective needs the board's energy counter (NVML, ROCm SMI): without it every candidate's
     // fitness would be unknown.
     if (core::needs_energy(s->config.objective) && !s->replay && s->evaluator->device_name().empty())
       throw error(s->config.file.string(), std::string("key 'search.objective': '") + core::to_string(s->config.objective) +
-                                               "' needs the GPU's energy counter, and NVML does not report one on this node: "
+                                               "' needs the GPU's energy counter, and neither NVML nor ROCm SMI reports one on this node: "
                                                "use objective = \"time\"");
     template_s = since_start();
     if (!s->replay) check_template_builds(*s);
@@ -265,12 +265,21 @@ int search(MPI_Comm comm, const search_start& st) {
   baselines_s = since_start();
   try {
     if (rank == groups.leader()) {
-      for (const auto& b : s->family.backend(s->config.backend).baselines) {
+      auto& specs = s->family.backends.at(s->config.backend).baselines;
+      for (auto b = specs.begin(); b != specs.end();) {
         eval::node_lock_guard hold(*s->lock);
-        baselines.push_back({b.name, s->measurer().evaluate(eval::baseline_from(b))});
-        const auto& m = baselines.back().m;
-        if (m.status != eval::candidate_status::ok)
-          throw error(b.source.string(), "baseline '" + b.name + "' failed (" + eval::to_string(m.status) + "): " + m.reason);
+        const auto m = s->measurer().evaluate(eval::baseline_from(*b));
+        if (m.status == eval::candidate_status::ok) {
+          baselines.push_back({b->name, m});
+          ++b;
+        } else if (eval::unavailable_here(*b, m)) {
+          // Its vendor library is not on this node: the final comparison and the file leave it out.
+          report::line("baseline %s: unavailable on this node (%s: %s)", b->name.c_str(), eval::to_string(m.status).c_str(),
+                       m.reason.substr(0, m.reason.find('\n')).c_str());
+          b = specs.erase(b);
+        } else {
+          throw error(b->source.string(), "baseline '" + b->name + "' failed (" + eval::to_string(m.status) + "): " + m.reason);
+        }
       }
     }
   } catch (const std::exception& e) {

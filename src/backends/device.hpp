@@ -40,7 +40,7 @@ struct no_gpu : std::runtime_error {
 
 struct device_ceilings {
   double bandwidth_gbs = 0, peak_gflops = 0, peak_gflops_f32 = 0;
-  std::string pci_bus_id;  // GPUs: how the orchestrator finds the same device through NVML
+  std::string pci_bus_id;  // GPUs: how the orchestrator finds the same device through NVML or ROCm SMI
 };
 
 class device {

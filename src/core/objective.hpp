@@ -1,6 +1,6 @@
 // What a search minimises ([search] objective, docs/configuration.md): the time of one call (the
 // default), the energy of one call, or their product, the energy-delay product. Energy is
-// measured only where the hardware reports it (GPUs with NVML); the config refuses a
+// measured only where the hardware reports it (GPUs with NVML or ROCm SMI); the config refuses a
 // non-time objective elsewhere.
 #pragma once
 

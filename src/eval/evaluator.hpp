@@ -115,7 +115,7 @@ struct measurement {
   double device_time_s = 0;  // wall time the device was held (worker start to the end)
   double energy_j = 0.0 / 0.0, power_w = 0.0 / 0.0, sm_clock_mhz = 0.0 / 0.0;  // NaN: not measured
   int throttled_runs = 0;
-  std::vector<double> sm_clocks_mhz;  // after each timed run (NVML)
+  std::vector<double> sm_clocks_mhz;  // after each timed run (NVML, ROCm SMI)
   // What the worker's own clock (the device's events on GPUs) said of the timed runs: never the
   // figure, kept to show how far it is from the orchestrator's (docs/threat-model.md).
   std::vector<double> worker_clock_s;
@@ -144,6 +144,11 @@ inline candidate_source baseline_from(const families::source_spec& s) {
   auto c = candidate_from(s);
   c.baseline = s.name.empty() ? s.source.stem().string() : s.name;
   return c;
+}
+// An optional baseline (its vendor library may be missing on a node) that did not build or load
+// here: it is left out and reported unavailable, not a failure.
+inline bool unavailable_here(const families::source_spec& s, const measurement& m) {
+  return s.optional && (m.status == candidate_status::compile_error || m.status == candidate_status::load_error);
 }
 
 // Measuring candidates, one interface for whatever serves the measurements: the evaluator below
@@ -178,7 +183,7 @@ class evaluator final : public measurer {
   // evaluate() before). Empty with `why` set when there is no profiler or it failed.
   std::vector<profile_metric> profile(const candidate_source& c, std::string& why);
   bool can_profile() const;
-  // The GPU's product name as NVML reports it; "" on the CPU backend or without NVML.
+  // The GPU's product name as NVML or ROCm SMI reports it; "" on the CPU backend or without either.
   std::string device_name() const { return monitor_ ? monitor_->name() : ""; }
   std::vector<measurement> evaluate_interleaved(const std::vector<candidate_source>& cs, int rounds) override;
 

@@ -1,5 +1,7 @@
 #include "families/family.hpp"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <cmath>
@@ -132,12 +134,14 @@ backend_spec parse_backend(const family& f, const toml_section& s, const std::st
   for (const auto& c : s.strings("constraints"))
     b.constraints.push_back(std::make_shared<expression>(c, pnames, f.toml_file.string() + ": " + name + ".constraints"));
   for (const auto& bs : s.array_of_tables("baselines")) {
-    bs.allow_only({"name", "source", "flags", "libs"});
+    bs.allow_only({"name", "source", "flags", "libs", "optional"});
     auto spec = parse_source(f, bs, "source", b.tmpl.flags);
     if (spec.name.empty()) bs.fail("name", "missing");
+    spec.optional = bs.boolean("optional", false);
     b.baselines.push_back(std::move(spec));
   }
-  if (b.baselines.empty()) s.fail("baselines", "at least one baseline is needed to report a speedup");
+  if (std::none_of(b.baselines.begin(), b.baselines.end(), [](const source_spec& x) { return !x.optional; }))
+    s.fail("baselines", "at least one baseline that is not optional is needed to report a speedup");
   // A constraint sees every parameter as a number: a textual value of a parameter it names would
   // read as NaN and fail every comparison, which empties the space without saying why.
   std::set<std::string> constrained;

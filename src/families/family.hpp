@@ -45,6 +45,9 @@ struct source_spec {  // a template or a baseline: a source file and how to buil
   std::filesystem::path source;
   std::vector<std::string> flags;
   std::vector<std::string> libs;
+  // A baseline through a vendor library a node may lack (hipSPARSE): where it does not build or
+  // load, the run reports it unavailable and goes on with the others.
+  bool optional = false;
 };
 
 struct backend_spec {

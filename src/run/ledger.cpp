@@ -104,14 +104,14 @@ store::attributes compute_ledger(const ledger_inputs& in) {
   put(a, "device_hours_per_improvement", improvements ? held / 3600 / static_cast<double>(improvements) : nan,
       "no correct candidate");
 
-  // Energy: the GPU's from NVML (mean board power while a candidate held it, times how long), the
+  // Energy: the GPU's from NVML or ROCm SMI (mean board power while a candidate held it, times how long), the
   // CPU packages' from RAPL.
   put(a, "gpu_energy_j", cpu ? nan : (powered ? gpu_j : nan),
-      cpu ? "not applicable: a CPU run" : "NVML gave no power reading for any candidate");
+      cpu ? "not applicable: a CPU run" : "the GPU's monitoring library (NVML, ROCm SMI) gave no power reading for any candidate");
   put(a, "cpu_energy_j", cpu_j, cpu_note.empty() ? "not measured" : cpu_note);
   const double energy = (std::isfinite(cpu_j) ? cpu_j : 0) + (!cpu && powered ? gpu_j : 0);
   const bool some_energy = std::isfinite(cpu_j) || (!cpu && powered);
-  put(a, "energy_j", some_energy ? energy : nan, "neither RAPL nor NVML could be read");
+  put(a, "energy_j", some_energy ? energy : nan, "neither RAPL nor the GPU's monitoring library (NVML, ROCm SMI) could be read");
 
   // The model's tokens and money.
   std::int64_t prompt = 0, completion = 0, calls = 0;
@@ -147,7 +147,7 @@ store::attributes compute_ledger(const ledger_inputs& in) {
   put(a, "saving_per_call_j", save_j,
       !no_winner.empty() ? no_winner
       : cpu              ? "no energy per call on CPUs (RAPL cannot tell one call's energy apart)"
-                         : "NVML gave no energy per call");
+                         : "the GPU's monitoring library (NVML, ROCm SMI) gave no energy per call");
   put(a, "break_even_calls", std::isfinite(save_s) && save_s > 0 ? held / save_s : nan,
       std::isfinite(save_s)               ? "the winner is not faster than " + fastest + ": the search never pays off in time"
       : a.count("saving_per_call_s_note") ? std::get<std::string>(a["saving_per_call_s_note"])

@@ -35,7 +35,7 @@ struct candidate_row {
   double baseline_time_s = 0;       // the fastest baseline as the island re-timed it for this generation
   double roofline_fraction = 0;     // cost-model floor at measured ceilings / median; NaN when not ok
   double device_time_s = 0;         // wall time the device was held for this candidate's checks and timing
-  double energy_j = 0;              // GPU energy per call (NVML, sustained calls); NaN when not measured
+  double energy_j = 0;              // GPU energy per call (NVML or ROCm SMI, sustained calls); NaN when not measured
   double power_w = 0;               // mean board power during those calls; NaN when not measured
   double sm_clock_mhz = 0;          // median SM clock after the timed runs; NaN when not measured
   std::int32_t throttled_runs = 0;  // timed runs after which the clock was held down (power, thermal)

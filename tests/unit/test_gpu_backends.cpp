@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/device.hpp"
+#include "eval/gpu_monitor.hpp"
 #include "eval/toolchain.hpp"
 
 namespace be = galapagos::backends;
@@ -103,7 +104,30 @@ TEST(GpuBackends, OnAGpuBytesGoUpAndBackAndCallsAreTimed) {
     const auto c = dev->probe();
     EXPECT_GT(c.bandwidth_gbs, 50.0);  // any data-centre GPU copies far faster than this
     EXPECT_FALSE(c.pci_bus_id.empty());
+    // The orchestrator finds the same card through its vendor's monitoring library (NVML on
+    // NVIDIA; ROCm SMI on AMD where the build found it) by the bus id the worker reports.
+    if (const auto monitor = galapagos::eval::gpu_monitor::open(c.pci_bus_id)) {
+      EXPECT_FALSE(monitor->name().empty()) << monitor->library();
+      EXPECT_GT(monitor->now().sm_clock_mhz, 0u) << monitor->library();
+    }
   }
+}
+
+// ROCm SMI names a card by its PCI address packed into one number; CUDA and HIP write it as text.
+TEST(GpuMonitor, PciBusIdsBecomeRocmSmiNumbersAndNothingElseDoes) {
+  using galapagos::eval::pci_bdf;
+  EXPECT_EQ(pci_bdf("0000:c1:00.0"), std::uint64_t{0xc1} << 8);
+  EXPECT_EQ(pci_bdf("0001:C1:1f.7"), (std::uint64_t{1} << 32) | (0xc1 << 8) | (0x1f << 3) | 7);
+  EXPECT_EQ(pci_bdf("00000000:65:00.0"), std::uint64_t{0x65} << 8);  // NVML's long domain
+  EXPECT_FALSE(pci_bdf(""));
+  EXPECT_FALSE(pci_bdf("c1:00.0"));
+  EXPECT_FALSE(pci_bdf("0000:c1:00.0 "));
+  EXPECT_FALSE(pci_bdf("0000:c1:20.0"));  // a device number has 5 bits
+  EXPECT_FALSE(pci_bdf("0000:c1:00.8"));  // a function number has 3
+  EXPECT_FALSE(pci_bdf("0000:100:00.0"));
+  // No monitor for a card no library knows, and none without a bus id (the CPU backend).
+  EXPECT_EQ(galapagos::eval::gpu_monitor::open(""), nullptr);
+  EXPECT_EQ(galapagos::eval::gpu_monitor::open("0000:ff:1f.7"), nullptr);
 }
 
 TEST(AmdTopology, GpuNodesAndTheirTargetAreReadCpuNodesSkipped) {
