@@ -42,7 +42,8 @@ void island_driver::impl::vary_with_llm() {
     if (!space.is_valid(g))
       return {false, "not_evaluated", "the parameter values " + space.to_json(g) + " break the family's constraints"};
     if (island_.seen({v, g})) {
-      const bool same_program = util::hash_text(text) != variants_[static_cast<std::size_t>(v)].hash && text != source_for_model(v);
+      const bool same_program =
+          util::hash_text(text) != variants_[static_cast<std::size_t>(v)].hash && text != source_for_model(v);
       return {false, "already_evaluated",
               (same_program ? "this source is, comments and blanks aside, the same program as one evaluated before, and "
                               "that program with the parameters "

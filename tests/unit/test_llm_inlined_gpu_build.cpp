@@ -40,8 +40,8 @@ class InlinedGpuBuild : public ::testing::Test {
                 std::string& log) {
     const fs::path src = work / name, log_file = work / (name + ".log");
     std::ofstream(src) << text;
-    const std::string cmd = compiler + " " + flags + " -I " + (source_dir / "kernels" / "include").string() + " " +
-                            src.string() + " -o " + (work / (name + ".so")).string() + " > " + log_file.string() + " 2>&1";
+    const std::string cmd = compiler + " " + flags + " -I " + (source_dir / "kernels" / "include").string() + " " + src.string() +
+                            " -o " + (work / (name + ".so")).string() + " > " + log_file.string() + " 2>&1";
     const int rc = std::system(cmd.c_str());
     std::ifstream in(log_file);
     log.assign(std::istreambuf_iterator<char>(in), {});
@@ -79,8 +79,7 @@ class InlinedGpuBuild : public ::testing::Test {
 };
 
 const std::string hip_flags = "--offload-arch=gfx90a -std=c++17 -O3 -fPIC -shared -fvisibility=hidden";
-const std::string cuda_flags =
-    "-std=c++17 -O3 -gencode arch=compute_90,code=sm_90 -Xcompiler -fPIC,-fvisibility=hidden -shared";
+const std::string cuda_flags = "-std=c++17 -O3 -gencode arch=compute_90,code=sm_90 -Xcompiler -fPIC,-fvisibility=hidden -shared";
 
 }  // namespace
 

@@ -84,9 +84,9 @@ TEST_F(LocalIncludes, InlinesLocalHeadersOnceAndLeavesTheOthers) {
 
 TEST_F(LocalIncludes, TheInlinedHeadersCanBeEditedButTheirMarkersNot) {
   const std::string t = gp::inline_local_includes(family / "cpu" / "t.c", family).text;
-  const auto e = gp::apply_edits(t, {{"static double twice(double x) { return x + x; }\n",
-                                      "static double twice(double x) { return 2.0 * x; }\n"},
-                                     {"static double scale(double x) { return 2 * x; }\n", "static double scale(double x) { return x; }\n"}});
+  const auto e = gp::apply_edits(
+      t, {{"static double twice(double x) { return x + x; }\n", "static double twice(double x) { return 2.0 * x; }\n"},
+          {"static double scale(double x) { return 2 * x; }\n", "static double scale(double x) { return x; }\n"}});
   EXPECT_EQ(e.applied(), 2);
   EXPECT_NE(e.source.find("return 2.0 * x;"), std::string::npos);
   EXPECT_NE(e.source.find("static double scale(double x) { return x; }"), std::string::npos);
@@ -95,12 +95,23 @@ TEST_F(LocalIncludes, TheInlinedHeadersCanBeEditedButTheirMarkersNot) {
 }
 
 TEST_F(LocalIncludes, AnIncludeInsideARegionIsInlinedWithoutNewMarkers) {
-  write(family / "cpu" / "u.c", "// galapagos:evolve-begin\n#include \"../shared/helpers.h\"\nint f(void) { return 1; }\n"
-                                 "// galapagos:evolve-end\n");
+  write(family / "cpu" / "u.c",
+        "// galapagos:evolve-begin\n#include \"../shared/helpers.h\"\nint f(void) { return 1; }\n"
+        "// galapagos:evolve-end\n");
   const std::string t = gp::inline_local_includes(family / "cpu" / "u.c", family).text;
   EXPECT_EQ(count(t, "galapagos:evolve-begin"), 1u);
   EXPECT_EQ(count(t, "static double twice"), 1u);
   EXPECT_EQ(gp::apply_edits(t, {{"static double twice(double x) { return x + x; }\n", "\n"}}).applied(), 1);
+}
+
+TEST_F(LocalIncludes, WindowsLineEndsAndSpacedIncludesAreInlined) {
+  write(family / "cpu" / "w.c",
+        "#include \"../shared/helpers.h\"\r\n  #  include \"../shared/kernels.h\" // kernels\r\nint y;\r\n");
+  const auto r = gp::inline_local_includes(family / "cpu" / "w.c", family);
+  EXPECT_EQ(r.files.size(), 2u);
+  EXPECT_EQ(count(r.text, "#include \"../shared/"), 0u);
+  EXPECT_EQ(count(r.text, "include \"../shared/kernels.h\""), 0u);
+  EXPECT_EQ(count(r.text, "int y;\r\n"), 1u);
 }
 
 TEST_F(LocalIncludes, ASourceWithoutLocalIncludesIsUnchanged) {

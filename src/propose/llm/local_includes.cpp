@@ -41,14 +41,14 @@ struct inliner {
 
   // `text` of `file`, its local includes inlined; `inside`: the text lies in an evolve region.
   std::string expand(const std::string& text, const fs::path& file, bool inside, bool top) {
-    static const std::regex include(R"(^\s*#\s*include\s*"([^"]+)\".*$)");
+    static const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)"[^\n]*$)re");
     std::string out;
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
       if (opens_region(line)) inside = true;
       if (closes_region(line)) inside = false;
-      std::smatch m;
       if (!top && is_pragma_once(line)) continue;
+      std::smatch m;
       if (!std::regex_match(line, m, include)) {
         out += line + "\n";
         continue;
@@ -97,9 +97,11 @@ inlined_source inline_local_includes(const fs::path& source, const fs::path& roo
   inliner in{fs::weakly_canonical(root, ec), {}};
   if (ec) in.root = fs::absolute(root);
   const fs::path file = fs::weakly_canonical(source, ec);
+  const fs::path self = ec ? fs::absolute(source) : file;
+  in.done.push_back(self);  // a header that includes the source back: left a comment
   inlined_source out;
-  out.text = in.expand(text, ec ? fs::absolute(source) : file, false, true);
-  out.files = in.done;
+  out.text = in.expand(text, self, false, true);
+  out.files.assign(in.done.begin() + 1, in.done.end());
   return out;
 }
 
