@@ -21,6 +21,9 @@ island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_si
   variants_.push_back({util::hash_text(text), text, nullptr});
   variant_of_hash_[variants_[0].hash] = 0;
   variant_of_program_[util::hash_text(propose::program_text(text))] = 0;
+  template_for_model_ = propose::inline_local_includes(tmpl.source, s.family.dir).text;
+  variant_of_hash_[util::hash_text(template_for_model_)] = 0;
+  variant_of_program_[util::hash_text(propose::program_text(template_for_model_))] = 0;
   for (const auto& b : s.family.backend(s.config.backend).baselines)
     if (b.name == best_baseline_name_) fastest_baseline_ = &b;
   const auto& kinds = s.config.strategy_kinds;

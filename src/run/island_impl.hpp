@@ -26,6 +26,7 @@
 #include "eval/node_lock.hpp"
 #include "eval/probe.hpp"
 #include "families/family.hpp"
+#include "propose/llm/local_includes.hpp"
 #include "propose/llm/profile_text.hpp"
 #include "propose/llm/proposer.hpp"
 #include "propose/llm/variant.hpp"
@@ -242,6 +243,13 @@ class island_driver::impl {
   // The same, by the hash of the program (propose::program_text): a rewrite that differs from a
   // registered source only in comments and blanks is that source's variant.
   std::map<std::string, int> variant_of_program_;
+  // The template as a model sees it: its local includes (the shared CUDA/HIP kernels) inlined
+  // (propose/llm/local_includes.hpp). Registered as the template's variant: unchanged, it is the
+  // template, whose candidates are still built from its file.
+  std::string template_for_model_;
+  const std::string& source_for_model(int variant) const {
+    return variant == 0 ? template_for_model_ : variants_[static_cast<std::size_t>(variant)].text;
+  }
   std::unique_ptr<propose::llm_proposer> llm_;
   std::map<std::int64_t, double> measured_s_;         // median time of the correct candidates this island took in
   std::map<std::int64_t, std::string> profile_text_;  // candidate_profile(), cached

@@ -14,7 +14,7 @@ void island_driver::impl::vary_with_llm() {
                                       : pop[static_cast<std::size_t>(llm_rng_.below(static_cast<int>(pop.size())))];
   const auto& parent_space = island_.space(parent.variant);
   propose::variation_request req;
-  req.parent_source = variants_[static_cast<std::size_t>(parent.variant)].text;
+  req.parent_source = source_for_model(parent.variant);
   req.parent_time_s = parent.fitness;
   req.generations_without_improvement = stagnant_generations_;
   if (prompt_base_.empty()) prompt_base_ = prompt_values();
@@ -42,7 +42,8 @@ void island_driver::impl::vary_with_llm() {
     if (!space.is_valid(g))
       return {false, "not_evaluated", "the parameter values " + space.to_json(g) + " break the family's constraints"};
     if (island_.seen({v, g})) {
-      const bool same_program = util::hash_text(text) != variants_[static_cast<std::size_t>(v)].hash;
+      const bool same_program =
+          util::hash_text(text) != variants_[static_cast<std::size_t>(v)].hash && text != source_for_model(v);
       return {false, "already_evaluated",
               (same_program ? "this source is, comments and blanks aside, the same program as one evaluated before, and "
                               "that program with the parameters "
@@ -237,7 +238,7 @@ std::string island_driver::impl::inspirations(const core::individual& parent) {
     const auto& ind = *others[pick];
     out += "- " + describe_individual(ind) + "\n";
     if (k == 0) {
-      std::string text = variants_[static_cast<std::size_t>(ind.variant)].text;
+      std::string text = source_for_model(ind.variant);
       if (text.size() > 8000) text = text.substr(0, 8000) + "\n[... cut]";
       out += "\n```\n" + text + "\n```\n\n";
     }

@@ -8,8 +8,6 @@
 
 namespace galapagos::propose {
 
-namespace {
-
 // galapagos's markers, and OpenEvolve's, so that sources prepared for either work unchanged.
 bool opens_region(const std::string& line) {
   return line.find("galapagos:evolve-begin") != std::string::npos || line.find("EVOLVE-BLOCK-START") != std::string::npos;
@@ -17,6 +15,8 @@ bool opens_region(const std::string& line) {
 bool closes_region(const std::string& line) {
   return line.find("galapagos:evolve-end") != std::string::npos || line.find("EVOLVE-BLOCK-END") != std::string::npos;
 }
+
+namespace {
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;

@@ -19,6 +19,10 @@
 
 namespace galapagos::propose {
 
+// Whether a line opens (closes) an evolve region: it holds a marker of either spelling.
+bool opens_region(const std::string& line);
+bool closes_region(const std::string& line);
+
 struct edit_block {
   std::string search, replace;
 };
