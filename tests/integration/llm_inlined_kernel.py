@@ -22,9 +22,10 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 import h5py
+
+import scripted_model
 
 galapagos, source_dir, work = sys.argv[1:4]
 gpu = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--gpu" else None
@@ -135,17 +136,8 @@ template_text = open(template).read()
 script = [ok("Document the loop.\n" + block(slow, "    // the loop as it was\n" + slow)),
           ok("Change the kernel itself.\n" + block(slow, fast))]
 script += [ok("Nothing to change.") for _ in range(40)]
-script_file = os.path.join(work, "script.json")
-port_file, log_file = os.path.join(work, "port"), os.path.join(work, "requests.jsonl")
-with open(script_file, "w") as f:
-    json.dump(script, f)
-server = subprocess.Popen([sys.executable, os.path.join(source_dir, "tools", "llm_test_server.py"), script_file, port_file, log_file])
+server, port, script_file, log_file = scripted_model.start(source_dir, work, script)
 try:
-    for _ in range(200):
-        if os.path.exists(port_file):
-            break
-        time.sleep(0.05)
-    port = open(port_file).read().strip()
     out = os.path.join(work, "run.h5")
     config = os.path.join(work, "run.toml")
     with open(config, "w") as f:

@@ -64,6 +64,8 @@ import time
 import h5py
 import numpy as np
 
+import scripted_model
+
 galapagos, source_dir, work = sys.argv[1:4]
 mode = sys.argv[4] if len(sys.argv) > 4 else ""
 resume = mode == "--resume"
@@ -164,17 +166,8 @@ if same_program:  # a comment and blanks only, then nothing
     script = [ok("Document the loop.\n" + block("#pragma omp parallel for schedule(static)",
                                                    "  // the static schedule, as before\n#pragma omp parallel  for schedule(static)  "))]
     script += [ok("Nothing to change.") for _ in range(12)]
-script_file = os.path.join(work, "script.json")
-port_file, log_file = os.path.join(work, "port"), os.path.join(work, "requests.jsonl")
-with open(script_file, "w") as f:
-    json.dump(script, f)
-server = subprocess.Popen([sys.executable, os.path.join(source_dir, "tools", "llm_test_server.py"), script_file, port_file, log_file])
+server, port, script_file, log_file = scripted_model.start(source_dir, work, script)
 try:
-    for _ in range(200):
-        if os.path.exists(port_file):
-            break
-        time.sleep(0.05)
-    port = open(port_file).read().strip()
     out = os.path.join(work, "llm.h5")
     config = os.path.join(work, "llm.toml")
     with open(config, "w") as f:
