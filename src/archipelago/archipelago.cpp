@@ -218,9 +218,10 @@ int search(MPI_Comm comm, const search_start& st) {
     // An energy objective needs the board's energy counter (NVML, ROCm SMI): without it every candidate's
     // fitness would be unknown.
     if (core::needs_energy(s->config.objective) && !s->replay && s->evaluator->device_name().empty())
-      throw error(s->config.file.string(), std::string("key 'search.objective': '") + core::to_string(s->config.objective) +
-                                               "' needs the GPU's energy counter, and neither NVML nor ROCm SMI reports one on this node: "
-                                               "use objective = \"time\"");
+      throw error(s->config.file.string(),
+                  std::string("key 'search.objective': '") + core::to_string(s->config.objective) +
+                      "' needs the GPU's energy counter, and neither NVML nor ROCm SMI reports one on this node: "
+                      "use objective = \"time\"");
     template_s = since_start();
     if (!s->replay) check_template_builds(*s);
     template_s = since_start() - template_s;

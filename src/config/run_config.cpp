@@ -161,9 +161,10 @@ run_config parse_run_config(const std::string& text, const std::filesystem::path
   // Energy per call is measured on GPUs only, through NVML or ROCm SMI (the evaluator's energy burst); a CPU has
   // no reading, so an energy objective could never rank two candidates there.
   if (core::needs_energy(c.objective) && c.backend == "cpu")
-    s.sub("search")->fail("objective", std::string("'") + core::to_string(c.objective) +
-                                           "' needs the energy of each call, which galapagos measures on GPUs only (NVML, ROCm SMI); "
-                                           "the cpu backend measures time: use objective = \"time\"");
+    s.sub("search")->fail("objective",
+                          std::string("'") + core::to_string(c.objective) +
+                              "' needs the energy of each call, which galapagos measures on GPUs only (NVML, ROCm SMI); "
+                              "the cpu backend measures time: use objective = \"time\"");
   if (auto e = s.sub("eval")) read_eval(*e, c.eval, c);
   if (auto l = s.sub("llm")) read_llm(*l, c.llm, file);
   if (auto x = s.sub("export")) {

@@ -141,8 +141,8 @@ class rocm_smi_reader final : public gpu_monitor::reader {
 std::optional<std::uint64_t> pci_bdf(const std::string& bus_id) {
   unsigned domain = 0, bus = 0, device = 0, function = 0;
   char end = 0;
-  if (std::sscanf(bus_id.c_str(), "%x:%x:%x.%x%c", &domain, &bus, &device, &function, &end) != 4 || bus > 0xff ||
-      device > 0x1f || function > 0x7)
+  if (std::sscanf(bus_id.c_str(), "%x:%x:%x.%x%c", &domain, &bus, &device, &function, &end) != 4 || bus > 0xff || device > 0x1f ||
+      function > 0x7)
     return std::nullopt;
   return std::uint64_t{domain} << 32 | std::uint64_t{bus} << 8 | std::uint64_t{device} << 3 | function;
 }

@@ -18,8 +18,8 @@ namespace galapagos::eval {
 class gpu_monitor {
  public:
   struct sample {
-    double t_s = 0;               // steady clock
-    std::uint64_t energy_mj = 0;  // since the driver loaded
+    double t_s = 0;                   // steady clock
+    std::uint64_t energy_mj = 0;      // since the driver loaded
     unsigned sm_clock_mhz = 0;        // AMD: the graphics (system) clock
     std::uint64_t event_reasons = 0;  // NVML clock-event (throttle) reason bits; AMD: see rocm_smi_reader
   };
@@ -52,7 +52,7 @@ class gpu_monitor {
     std::thread thread_;
   };
 
- // The counters of one vendor's library (gpu_monitor.cpp).
+  // The counters of one vendor's library (gpu_monitor.cpp).
   struct reader {
     virtual ~reader() = default;
     virtual sample now() const = 0;

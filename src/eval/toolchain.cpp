@@ -97,9 +97,9 @@ toolchain toolchain_for(const std::string& backend, const std::string& cpu_compi
   }
   const gpu_info g = nvidia_gpus();
   if (g.count == 0)
-    throw error("backend " + backend,
-                backend == "hip" ? "no AMD or NVIDIA GPU found (no GPU node in the KFD topology, nvidia-smi lists none)"
-                                 : "no NVIDIA GPU found (nvidia-smi lists none)");
+    throw error("backend " + backend, backend == "hip"
+                                          ? "no AMD or NVIDIA GPU found (no GPU node in the KFD topology, nvidia-smi lists none)"
+                                          : "no NVIDIA GPU found (nvidia-smi lists none)");
   toolchain t{find_compiler("nvcc", "/usr/local/cuda/bin/nvcc", "install the CUDA toolkit or put nvcc on PATH"),
               {"-gencode", "arch=compute_" + g.arch + ",code=sm_" + g.arch, "-Xcompiler", "-fPIC,-fvisibility=hidden", "-shared"},
               backend,

@@ -296,7 +296,7 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
     s.rng_state = required_text("rng_state");
     s.population = required_text("population");
     s.strategy_state = f.text(g + "/strategy_state").value_or("");
-    s.llm_state = f.text(g + "/llm_state").value_or("");  // absent: no models, or a file of an earlier galapagos
+    s.llm_state = f.text(g + "/llm_state").value_or("");                // absent: no models, or a file of an earlier galapagos
     s.llm_conversation = f.text(g + "/llm_conversation").value_or("");  // the same
     p.per_island[static_cast<std::size_t>(i)].snapshot = s;
   }
@@ -377,8 +377,7 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
         {static_cast<int>(from[r]), static_cast<int>(gen[r]), mid[r], mparams[r], msource[r]});
     if (!msource[r].empty() && !p.sources.contains(msource[r])) {  // a rewrite in flight: its text travels with the plan
       const auto text = f.source(msource[r]);
-      if (!text)
-        throw error(path, "/sources/" + msource[r] + " is missing: /migrations row " + std::to_string(r) + " names it");
+      if (!text) throw error(path, "/sources/" + msource[r] + " is missing: /migrations row " + std::to_string(r) + " names it");
       p.sources[msource[r]] = *text;
     }
   }

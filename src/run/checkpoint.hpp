@@ -38,12 +38,12 @@ struct island_snapshot {
   double wall_time_s = 0;                         // search time so far, over every session
   int migrants_through = 0;                       // sender generation of the last migrants taken in (0: none)
   bool sources_sent = false;
-  std::string rng_state;       // core::rng::state()
-  std::string population;      // JSON [{"id", "fitness" (null = failed), "params"}]
-  std::string strategy_state;  // core::strategy::state() of a non-GA strategy; empty for the GA
-  std::string llm_state;       // the LLM ensemble's bandit statistics (propose::ensemble::state()); empty: none
+  std::string rng_state;         // core::rng::state()
+  std::string population;        // JSON [{"id", "fitness" (null = failed), "params"}]
+  std::string strategy_state;    // core::strategy::state() of a non-GA strategy; empty for the GA
+  std::string llm_state;         // the LLM ensemble's bandit statistics (propose::ensemble::state()); empty: none
   std::string llm_conversation;  // what the LLM proposer keeps between variations (llm_proposer::conversation_state())
-  int unfinished = 0;          // rows of the generation in progress, after the `evaluated` ones
+  int unfinished = 0;            // rows of the generation in progress, after the `evaluated` ones
 };
 std::string to_json_text(const island_snapshot& s);
 island_snapshot snapshot_from_json(const std::string& text);

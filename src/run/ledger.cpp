@@ -107,7 +107,8 @@ store::attributes compute_ledger(const ledger_inputs& in) {
   // Energy: the GPU's from NVML or ROCm SMI (mean board power while a candidate held it, times how long), the
   // CPU packages' from RAPL.
   put(a, "gpu_energy_j", cpu ? nan : (powered ? gpu_j : nan),
-      cpu ? "not applicable: a CPU run" : "the GPU's monitoring library (NVML, ROCm SMI) gave no power reading for any candidate");
+      cpu ? "not applicable: a CPU run"
+          : "the GPU's monitoring library (NVML, ROCm SMI) gave no power reading for any candidate");
   put(a, "cpu_energy_j", cpu_j, cpu_note.empty() ? "not measured" : cpu_note);
   const double energy = (std::isfinite(cpu_j) ? cpu_j : 0) + (!cpu && powered ? gpu_j : 0);
   const bool some_energy = std::isfinite(cpu_j) || (!cpu && powered);

@@ -24,7 +24,7 @@ FIELDS = {
     "baseline_timings": ["session", "island", "generation", "name", "status", "time_median_s", "time_min_s",
                          "time_spread_s", "repetitions", "wall_time_s"],
     "populations": ["island", "generation", "rank", "candidate_id", "fitness"],
-    "migrations": ["generation", "from_island", "to_island", "candidate_id", "params", "fitness"],
+    "migrations": ["generation", "from_island", "to_island", "candidate_id", "params", "fitness", "source_hash"],
     "generations": ["island", "generation", "evaluated", "failed", "best_time_s",
                     "best_speedup", "wall_time_s", "device_busy_s"],
     "profiles": ["candidate_id", "island", "kernel", "launch", "metric", "unit", "value"],
@@ -114,7 +114,7 @@ EXPECTED = {
                     [(0, 1, 0, 1, 0.002), (0, 1, 1, 0, 0.004), (1, 1, 0, 2, INF),
                      (1, 1, 1, 4, INF)]],
     "migrations": [dict(zip(FIELDS["migrations"],
-                            (1, 0, 1, 1, '{"TILE": 64, "UNROLL": 4}', 0.002)))],
+                            (1, 0, 1, 1, '{"TILE": 64, "UNROLL": 4}', 0.002, "5f3a9c")))],
     "generations": [dict(zip(FIELDS["generations"], row)) for row in
                     [(0, 0, 1, 0, 0.004, 1.5, 10.0, 7.5), (0, 1, 1, 0, 0.002, 3.0, 20.5, 16.25),
                      (1, 0, 1, 1, INF, NAN, 11.0, 0.0)]],

@@ -53,7 +53,7 @@ key degree_huge migration "degree = 100000" 'must lie in \[1, 4096\], got 100000
 key cooling_zero strategy "cooling = 0" 'must lie in \(0, 1\], got 0'
 key pool_huge strategy "pool = 4294967297" 'must lie in \[1, 10000000\], got 4294967297'
 # [search] objective: energy is measured on GPUs only (one line, exit 2); an unknown objective.
-key objective_energy_cpu search 'objective = "energy"' "'energy' needs the energy of each call, which galapagos measures on GPUs only \(NVML\); the cpu backend measures time: use objective = \"time\""
+key objective_energy_cpu search 'objective = "energy"' "'energy' needs the energy of each call, which galapagos measures on GPUs only \(NVML, ROCm SMI\); the cpu backend measures time: use objective = \"time\""
 key objective_edp_cpu search 'objective = "edp"' "'edp' needs the energy of each call"
 key objective_unknown search 'objective = "power"' 'must be "time", "energy" or "edp" \(energy x time\), got .power.'
 printf '[run]\nfamily = "stencil3d7"\ngrace_s = nan\n' >"$work/grace_nan.toml"

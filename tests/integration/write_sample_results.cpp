@@ -76,7 +76,7 @@ void write(const char* path) {
   f.append(std::vector<baseline_timing_row>{{0, 0, 0, "naive", "ok", 0.006, 0.0055, 2e-5, 11, 1.5},
                                             {0, 1, 1, "naive", "timeout", nan, nan, nan, 0, 2.5}});
   f.append(std::vector<population_row>{{0, 1, 0, 1, 0.002}, {0, 1, 1, 0, 0.004}, {1, 1, 0, 2, inf}, {1, 1, 1, 4, inf}});
-  f.append(std::vector<migration_row>{{1, 0, 1, 1, R"({"TILE": 64, "UNROLL": 4})", 0.002}});
+  f.append(std::vector<migration_row>{{1, 0, 1, 1, R"({"TILE": 64, "UNROLL": 4})", 0.002, "5f3a9c"}});
   f.append(std::vector<generation_row>{
       {0, 0, 1, 0, 0.004, 1.5, 10.0, 7.5}, {0, 1, 1, 0, 0.002, 3.0, 20.5, 16.25}, {1, 0, 1, 1, inf, nan, 11.0, 0.0}});
   f.append(std::vector<profile_row>{

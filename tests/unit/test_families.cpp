@@ -142,13 +142,15 @@ TEST(Families, MalformedFilesNameTheFileAndTheProblem) {
 // A baseline through a vendor library a node may lack is marked optional; the speedup still needs
 // one that every node can build.
 TEST(Families, OptionalBaselinesNeedACompulsoryOne) {
-  const std::string with_optional = std::string(minimal) + "[[cpu.baselines]]\nname = \"vendor\"\nsource = \"t.cpp\"\noptional = true\n";
+  const std::string with_optional =
+      std::string(minimal) + "[[cpu.baselines]]\nname = \"vendor\"\nsource = \"t.cpp\"\noptional = true\n";
   const auto f = gf::load_family_file(temp_family("tiny", with_optional));
   const auto& b = f.backend("cpu").baselines;
   ASSERT_EQ(b.size(), 2u);
   EXPECT_FALSE(b[0].optional);
   EXPECT_TRUE(b[1].optional);
-  const std::string only_optional = replace(minimal, "name = \"plain\"\nsource = \"t.cpp\"", "name = \"plain\"\nsource = \"t.cpp\"\noptional = true");
+  const std::string only_optional =
+      replace(minimal, "name = \"plain\"\nsource = \"t.cpp\"", "name = \"plain\"\nsource = \"t.cpp\"\noptional = true");
   EXPECT_NE(load_error(only_optional).find("at least one baseline that is not optional"), std::string::npos);
   EXPECT_NE(load_error(replace(with_optional, "optional = true", "optional = \"yes\"")).find("optional"), std::string::npos);
 }

@@ -3,6 +3,7 @@
 // On a machine without a GPU each backend must say so in words a user can act on; on one with a
 // GPU each must move bytes up and back unchanged, time a call, flush and probe the device.
 // Also the discovery of AMD GPUs from the kernel's KFD topology, on a topology written here.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -63,6 +64,28 @@ TEST(GpuBackends, WithoutAGpuEachSaysSoOrThatItWasNotBuilt) {
   }
 }
 
+// AMD's runtime is a module the worker loads on AMD nodes only (amd_module.cpp): it loads, and its
+// entry point answers with a device on an AMD GPU or says why not, without throwing across.
+TEST(GpuBackends, TheAmdModuleLoadsAndItsRuntimeAnswers) {
+  if (!GLP_TEST_HIP_AMD_BUILT) GTEST_SKIP() << "the HIP backend for AMD GPUs was not built";
+  const std::string path = std::string(GALAPAGOS_BIN_DIR) + "/galapagos-hip-amd.so";
+  void* module = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(module, nullptr) << dlerror();
+  using make_fn = be::device* (*)(int, char*, std::size_t, int*);
+  const auto make = reinterpret_cast<make_fn>(dlsym(module, "glp_make_hip_device_on_amd"));
+  ASSERT_NE(make, nullptr);
+  char message[512] = {};
+  int no_gpu_found = -1;
+  std::unique_ptr<be::device> dev(make(0, message, sizeof message, &no_gpu_found));
+  if (galapagos::eval::amd_gpus().count > 0) {
+    EXPECT_NE(dev, nullptr) << message;
+  } else {
+    EXPECT_EQ(dev, nullptr);
+    EXPECT_EQ(no_gpu_found, 1) << message;
+    EXPECT_NE(std::string(message), "");
+  }
+}
+
 TEST(GpuBackends, WithoutAGpuTheHipToolchainNamesBothVendors) {
   if (has_gpu()) GTEST_SKIP() << "this machine has a GPU";
   const std::string why = message_of([] { galapagos::eval::toolchain_for("hip", "g++", "/nonexistent"); });
@@ -83,11 +106,13 @@ TEST(GpuBackends, OnAGpuBytesGoUpAndBackAndCallsAreTimed) {
     SCOPED_TRACE(b.name);
     std::vector<double> in(1 << 20), out(in.size(), -1.0);
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = 0.5 * static_cast<double>(i);
-    const std::vector<be::arena_arg> up = {{reinterpret_cast<std::byte*>(in.data()), static_cast<std::int64_t>(in.size()), GLP_FLOAT64, 0}};
+    const std::vector<be::arena_arg> up = {
+        {reinterpret_cast<std::byte*>(in.data()), static_cast<std::int64_t>(in.size()), GLP_FLOAT64, 0}};
     const auto staged = dev->stage(up, 0);
     ASSERT_EQ(staged.size(), 1u);
     EXPECT_NE(staged[0].data, static_cast<void*>(in.data()));  // a device copy, not the host bytes
-    const std::vector<be::arena_arg> down = {{reinterpret_cast<std::byte*>(out.data()), static_cast<std::int64_t>(out.size()), GLP_FLOAT64, 0}};
+    const std::vector<be::arena_arg> down = {
+        {reinterpret_cast<std::byte*>(out.data()), static_cast<std::int64_t>(out.size()), GLP_FLOAT64, 0}};
     dev->collect(down, staged);
     EXPECT_EQ(std::memcmp(in.data(), out.data(), in.size() * sizeof(double)), 0);
 

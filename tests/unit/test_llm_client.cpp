@@ -425,15 +425,16 @@ TEST(LlmProposer, TheSupervisorRedirectsAStalledToolConversation) {
   auto request = parent();
   request.values["parent_measurements"] = "candidate 1: time 1 s\n- ...: memory-bound by design: save traffic";
   const auto calls = p.vary(
-      request, [](const std::string&) { return gp::candidate_outcome{true, "ok", "time 0.5 s", 0.5, 2}; }, tools);
+      request,
+      [](const std::string&) {
+        return gp::candidate_outcome{true, "ok", "time 0.5 s", 0.5, 2};
+      },
+      tools);
   std::vector<std::pair<std::string, std::string>> steps;
   for (const auto& c : calls) steps.emplace_back(c.tool, c.outcome);
-  const std::vector<std::pair<std::string, std::string>> expected = {{"", "tool_calls"},
-                                                                     {"compile", "compile_error"},
-                                                                     {"", "tool_calls"},
-                                                                     {"compile", "compile_error"},
-                                                                     {"supervisor", "redirected"},
-                                                                     {"", "accepted"}};
+  const std::vector<std::pair<std::string, std::string>> expected = {{"", "tool_calls"},           {"compile", "compile_error"},
+                                                                     {"", "tool_calls"},           {"compile", "compile_error"},
+                                                                     {"supervisor", "redirected"}, {"", "accepted"}};
   EXPECT_EQ(steps, expected);
   ASSERT_EQ(calls.size(), 6u);
   EXPECT_EQ(calls[4].prompt, "2 tool calls in a row made no progress (compile compile_error, compile compile_error)");

@@ -57,7 +57,8 @@ TEST(LlmSupervisor, TheMessageNamesTheStallAndADirectionFromTheProfile) {
   EXPECT_NE(memory.find("3 tool calls in a row made no progress (x)"), std::string::npos);
   EXPECT_NE(memory.find("memory-bound: aim at memory traffic"), std::string::npos);
   EXPECT_NE(memory.find("far from both ceilings"), std::string::npos);
-  const std::string compute = gp::supervisor::message("s", "...: compute-bound by design: vectorise\n- It is close to its ceiling");
+  const std::string compute =
+      gp::supervisor::message("s", "...: compute-bound by design: vectorise\n- It is close to its ceiling");
   EXPECT_NE(compute.find("compute-bound: aim at the arithmetic"), std::string::npos);
   EXPECT_NE(compute.find("only doing less work"), std::string::npos);
   const std::string unknown = gp::supervisor::message("s", "candidate 3: failed");

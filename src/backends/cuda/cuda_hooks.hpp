@@ -22,7 +22,9 @@ void cuda_check(cudaError_t e, const char* what) {
 }
 
 struct nvidia_hooks {
-  static std::size_t flush_bytes(const cudaDeviceProp& prop) { return 4 * static_cast<std::size_t>(std::max(prop.l2CacheSize, 1 << 20)); }
+  static std::size_t flush_bytes(const cudaDeviceProp& prop) {
+    return 4 * static_cast<std::size_t>(std::max(prop.l2CacheSize, 1 << 20));
+  }
 
   // A candidate may have pinned data in a persisting-L2 carve-out: undo it before the sweep.
   static void before_flush(cudaStream_t stream) {
@@ -65,8 +67,8 @@ struct nvidia_hooks {
     double best = 0;
     for (int rep = 0; rep < 4; ++rep) {
       const double s = dev.time([&] {
-        gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, static_cast<const T*>(scratch_a), n,
-             static_cast<const T*>(scratch_b), n, &beta, c, n);
+        gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, static_cast<const T*>(scratch_a), n, static_cast<const T*>(scratch_b),
+             n, &beta, c, n);
       });
       if (rep > 0) best = std::max(best, 2.0 * n * static_cast<double>(n) * n / s / 1e9);
     }

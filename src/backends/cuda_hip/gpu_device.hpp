@@ -97,10 +97,10 @@ class gpu_device final : public device {
 
   void collect(const std::vector<arena_arg>& args, const std::vector<glp_arg>& staged) override {
     for (std::size_t i = 0; i < args.size() && i < staged.size(); ++i)
-      check(GLP_RT(MemcpyAsync)(args[i].host, staged[i].data,
-                                static_cast<std::size_t>(args[i].count) * dtype_bytes(args[i].dtype), GLP_RT(MemcpyDeviceToHost),
-                                stream_),
-            "download");
+      check(
+          GLP_RT(MemcpyAsync)(args[i].host, staged[i].data, static_cast<std::size_t>(args[i].count) * dtype_bytes(args[i].dtype),
+                              GLP_RT(MemcpyDeviceToHost), stream_),
+          "download");
     check(GLP_RT(StreamSynchronize)(stream_), "download");
   }
 
@@ -127,8 +127,7 @@ class gpu_device final : public device {
     check(GLP_RT(Malloc)(&b, bytes), "Malloc (probe)");
     check(GLP_RT(MemsetAsync)(a, 1, bytes, stream_), "probe");
     for (int rep = 0; rep < 6; ++rep) {
-      const double s =
-          time([&] { check(GLP_RT(MemcpyAsync)(b, a, bytes, GLP_RT(MemcpyDeviceToDevice), stream_), "probe"); });
+      const double s = time([&] { check(GLP_RT(MemcpyAsync)(b, a, bytes, GLP_RT(MemcpyDeviceToDevice), stream_), "probe"); });
       c.bandwidth_gbs = std::max(c.bandwidth_gbs, 2.0 * static_cast<double>(bytes) / s / 1e9);
     }
     c.peak_gflops = hooks::template blas_gflops<double>(*this, a, b);

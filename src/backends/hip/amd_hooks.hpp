@@ -83,8 +83,9 @@ struct amd_hooks {
     double best = 0;
     for (int rep = 0; rep < 4; ++rep) {
       int status = 0;
-      const double s = dev.time(
-          [&] { status = gemm(h, none, none, n, n, n, &alpha, static_cast<const T*>(a), n, static_cast<const T*>(b), n, &beta, c, n); });
+      const double s = dev.time([&] {
+        status = gemm(h, none, none, n, n, n, &alpha, static_cast<const T*>(a), n, static_cast<const T*>(b), n, &beta, c, n);
+      });
       if (status != 0) break;
       if (rep > 0) best = std::max(best, 2.0 * n * static_cast<double>(n) * n / s / 1e9);
     }

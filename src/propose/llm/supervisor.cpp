@@ -14,8 +14,7 @@ std::string supervisor::note(const std::string& tool, const std::string& outcome
   } else if (!((tool == "compile" && outcome == "compiled") || tool == "profile")) {
     ++stalled_;
     outcomes_ += (outcomes_.empty() ? "" : ", ") + tool + " " + (tool == "evaluate" && outcome == "ok" ? "no faster" : outcome);
-    if (stalled_ >= after_)
-      stall = std::to_string(stalled_) + " tool calls in a row made no progress (" + outcomes_ + ")";
+    if (stalled_ >= after_) stall = std::to_string(stalled_) + " tool calls in a row made no progress (" + outcomes_ + ")";
   }
   if (stall.empty()) return "";
   stalled_ = 0;
@@ -27,17 +26,21 @@ std::string supervisor::note(const std::string& tool, const std::string& outcome
 std::string supervisor::message(const std::string& stall, const std::string& parent_profile) {
   std::string direction;
   if (parent_profile.find("memory-bound") != std::string::npos)
-    direction = "The parent's profile says it is memory-bound: aim at memory traffic instead (block for cache reuse, fuse "
-                "passes, read and write each element fewer times, stream the stores).";
+    direction =
+        "The parent's profile says it is memory-bound: aim at memory traffic instead (block for cache reuse, fuse "
+        "passes, read and write each element fewer times, stream the stores).";
   else if (parent_profile.find("compute-bound") != std::string::npos)
-    direction = "The parent's profile says it is compute-bound: aim at the arithmetic instead (vectorise, fused "
-                "multiply-adds, more independent operations in flight, less redundant work).";
+    direction =
+        "The parent's profile says it is compute-bound: aim at the arithmetic instead (vectorise, fused "
+        "multiply-adds, more independent operations in flight, less redundant work).";
   else
-    direction = "Step back from the current edit: try another loop order, blocking scheme, data layout, or "
-                "parallelisation strategy.";
+    direction =
+        "Step back from the current edit: try another loop order, blocking scheme, data layout, or "
+        "parallelisation strategy.";
   if (parent_profile.find("far from both ceilings") != std::string::npos)
-    direction += " It is far from both ceilings, so the code's structure (parallelism, vectorisation, access pattern, "
-                 "overheads) is what limits it.";
+    direction +=
+        " It is far from both ceilings, so the code's structure (parallelism, vectorisation, access pattern, "
+        "overheads) is what limits it.";
   else if (parent_profile.find("close to its ceiling") != std::string::npos)
     direction += " It is close to its ceiling, so only doing less work will pay off.";
   return "## Supervisor\n\nThis conversation has stalled: " + stall +
