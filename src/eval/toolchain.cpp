@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <limits>
 #include <sstream>
 
+#include "backends/kfd_topology.hpp"
 #include "eval/builder.hpp"
 #include "util/error.hpp"
 
@@ -42,29 +41,15 @@ int local_device_index(int gpu_count) {
 }
 
 gpu_info amd_gpus(const std::filesystem::path& topology) {
+  const auto kfd = backends::read_kfd_topology(topology);
   gpu_info g;
-  std::error_code ec;
-  std::vector<std::filesystem::path> nodes;
-  for (const auto& e : std::filesystem::directory_iterator(topology, ec)) nodes.push_back(e.path());
-  std::sort(nodes.begin(), nodes.end());
-  for (const auto& node : nodes) {
-    std::ifstream in(node / "properties");
-    long version = 0;
-    for (std::string key; in >> key;) {
-      if (key == "gfx_target_version") {
-        in >> version;
-        break;
-      }
-      in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-    }
-    if (version <= 0) continue;  // a CPU node
-    if (g.count++ == 0) {
-      // major, minor, stepping in hex: 90010 -> gfx90a
-      g.arch = "gfx" + std::to_string(version / 10000) + std::to_string(version / 100 % 100);
-      g.arch.push_back("0123456789abcdef"[version % 100 % 16]);
-      g.name = "AMD " + g.arch;
-    }
-  }
+  g.count = kfd.count;
+  if (kfd.count == 0) return g;
+  // major, minor, stepping in hex: 90010 -> gfx90a
+  const long version = kfd.first_target;
+  g.arch = "gfx" + std::to_string(version / 10000) + std::to_string(version / 100 % 100);
+  g.arch.push_back("0123456789abcdef"[version % 100 % 16]);
+  g.name = "AMD " + g.arch;
   return g;
 }
 

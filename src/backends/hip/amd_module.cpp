@@ -4,32 +4,18 @@
 // every node, where the CPU sandbox rightly kills the first thread made with one. Loading the
 // module before the sandbox closes, on AMD nodes alone, keeps every other worker as it was.
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "backends/hip/hip_runtimes.hpp"
+#include "backends/kfd_topology.hpp"
 
 namespace galapagos::backends {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// Whether the kernel's KFD topology lists a GPU node (a non-zero gfx target).
-bool amd_gpu_listed() {
-  std::error_code ec;
-  for (const auto& node : fs::directory_iterator("/sys/class/kfd/kfd/topology/nodes", ec)) {
-    std::ifstream in(node.path() / "properties");
-    std::string key;
-    long long value = 0;
-    while (in >> key >> value)
-      if (key == "gfx_target_version" && value != 0) return true;
-  }
-  return false;
-}
 
 // Beside the worker (a build tree), or in the installed library folder.
 std::string module_path() {
@@ -43,7 +29,7 @@ std::string module_path() {
 }  // namespace
 
 std::unique_ptr<device> make_hip_device_on_amd(int index) {
-  if (!amd_gpu_listed()) throw no_gpu("no AMD GPU in the kernel's KFD topology");
+  if (read_kfd_topology().count == 0) throw no_gpu("no AMD GPU in the kernel's KFD topology");
   const std::string path = module_path();
   void* module = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);  // kept loaded: the device's code is there
   if (!module) throw std::runtime_error("cannot load the HIP device for AMD GPUs: " + std::string(dlerror()));
