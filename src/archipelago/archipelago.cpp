@@ -127,6 +127,16 @@ int resume_search(MPI_Comm comm, const std::filesystem::path& results, const run
                                           std::to_string(p.settings.budget) + " evaluations per island");
       if (!finished) {  // what is wrong with the file comes before what is wrong with the job
         parse_run_config(p.config_text, p.config_file, results.string() + " (its stored config)");
+        for (const auto& [kind, c] : p.kind_configs) {  // a mixed job's: each kind's, run by its islands
+          const auto parsed =
+              parse_run_config(c.config_text, c.config_file, results.string() + " (its stored config of " + kind + ")");
+          if (parsed.family + "/" + parsed.backend != kind)
+            throw error(results.string(),
+                        "its stored config of " + kind + " searches " + parsed.family + " on " + parsed.backend);
+          if (o.budget && *o.budget < c.budget)
+            throw error(results.string(), "--budget " + std::to_string(*o.budget) + " is less than the budget of " +
+                                              std::to_string(c.budget) + " evaluations per island of " + kind);
+        }
         if (!p.settings.replay.empty() && !std::filesystem::exists(p.settings.replay))
           throw error(p.settings.replay, "no such file (the replay recording of " + results.string() + ")");
       }
@@ -254,6 +264,25 @@ int search(MPI_Comm comm, const search_start& st) {
     problem = e.what();
   }
   if (!all_fine()) return 2;
+  // A mixed job keeps each kind's config and settings in the file (kind_configs), so that
+  // `galapagos resume` can start every island with its own.
+  std::string kind_configs;
+  {
+    const auto each = allgather_strings(comm, json{{"kind", groups.kind_of()[static_cast<std::size_t>(rank)]},
+                                                   {"config_toml", s->config.text},
+                                                   {"config_file", std::filesystem::absolute(s->config.file).string()},
+                                                   {"budget", s->settings.budget},
+                                                   {"seed", std::to_string(s->settings.seed)}}
+                                                  .dump());
+    json by_kind = json::object();
+    for (const auto& text : each) {
+      json c = json::parse(text);
+      const std::string kind = c.at("kind");
+      c.erase("kind");
+      by_kind[kind] = std::move(c);
+    }
+    kind_configs = by_kind.dump();
+  }
   // A shared node's throughput swings between probes: every island judges and reports against
   // the best ceilings any island of its group measured (they run on nodes of one kind).
   {
@@ -421,6 +450,7 @@ int search(MPI_Comm comm, const search_start& st) {
     file->append(machines);
   }
   if (rank == 0) {
+    if (groups.mixed()) file->set_attributes("/", {{"kind_configs", kind_configs}});
     const std::vector<store::baseline_row>& rows = baseline_rows;
     for (const auto& [hash, text] : baseline_sources) file->add_source(hash, text);
     for (const auto& b : rows)

@@ -200,6 +200,50 @@ void checkpoint_writer::finish() {
 
 // --- reading a checkpoint -------------------------------------------------------------------
 
+namespace {
+
+// A mixed job's kinds and each kind's config (root attributes island_kinds and kind_configs);
+// nothing for a job of one kind.
+void read_kinds(const store::results_reader& f, resume_plan& p) {
+  const auto kinds = f.string_attribute("/", "island_kinds");
+  if (!kinds) return;  // files of earlier galapagos: one kind
+  auto damaged = [&](const std::string& what) { return error(p.path, "root attribute " + what + ": the run cannot be resumed"); };
+  const auto list = json::parse(*kinds, nullptr, false);
+  if (!list.is_array() || static_cast<int>(list.size()) != p.islands)
+    throw damaged("island_kinds is not a list of the " + std::to_string(p.islands) + " islands' kinds");
+  std::vector<std::string> of_island;
+  for (const auto& k : list) {
+    if (!k.is_string()) throw damaged("island_kinds holds " + k.dump() + ", not a kind");
+    of_island.push_back(k.get<std::string>());
+  }
+  if (std::all_of(of_island.begin(), of_island.end(), [&](const std::string& k) { return k == of_island.front(); })) return;
+  const auto text = f.string_attribute("/", "kind_configs");
+  if (!text)
+    throw error(p.path, "the run mixed families or backends (" + *kinds +
+                            ") and the file does not keep each kind's config (root attribute kind_configs): it was written by "
+                            "an earlier galapagos and cannot be resumed");
+  const auto configs = json::parse(*text, nullptr, false);
+  if (!configs.is_object()) throw damaged("kind_configs is not a JSON object");
+  for (const auto& kind : of_island) {
+    if (p.kind_configs.contains(kind)) continue;
+    const auto it = configs.find(kind);
+    if (it == configs.end() || !it->is_object()) throw damaged("kind_configs has no config for the islands of " + kind);
+    const auto& c = *it;
+    const auto text_of = [&](const char* key) {
+      if (!c.contains(key) || !c[key].is_string()) throw damaged(std::string("kind_configs: ") + kind + " has no " + key);
+      return c[key].get<std::string>();
+    };
+    const std::string seed = text_of("seed");
+    if (!c.contains("budget") || !c["budget"].is_number_integer() || c["budget"].get<int>() < 1 || seed.empty() ||
+        seed.size() > 19 || seed.find_first_not_of("0123456789") != std::string::npos)
+      throw damaged(std::string("kind_configs: ") + kind + " has no valid budget and seed");
+    p.kind_configs[kind] = {text_of("config_toml"), text_of("config_file"), c["budget"].get<int>(), std::stoull(seed)};
+  }
+  p.island_kinds = std::move(of_island);
+}
+
+}  // namespace
+
 resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
   const auto f = store::results_reader::open(path);
   resume_plan p;
@@ -257,13 +301,7 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
   p.checkpoints = static_cast<int>(f.integer_attribute("/checkpoint", "checkpoints_written").value_or(0));
   p.checkpoint_time_s = f.number_attribute("/checkpoint", "checkpoint_time_s").value_or(0);
   if (p.islands < 1) throw error(path, "/checkpoint says the run has no islands");
-  if (const auto kinds = f.string_attribute("/", "island_kinds")) {
-    const auto list = nlohmann::json::parse(*kinds, nullptr, false);
-    if (list.is_array())
-      for (const auto& k : list)
-        if (k != list.front())
-          throw error(path, "the run mixed families or backends (" + *kinds + "): resuming such a job is not supported yet");
-  }
+  read_kinds(f, p);
   p.baseline_rows = static_cast<int>(f.rows("/baselines"));
   if (f.has("/machine")) p.machines = read_machines(f);
 
@@ -348,10 +386,10 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
         throw error(path, "/sources/" + hash[r] + " is missing: candidate " + std::to_string(ids[r]) + " was built from it");
       p.sources[hash[r]] = *text;
     }
-    // The best as the islands judge it (island_driver::absorb): the lowest fitness, ties to the lower id.
+    // The island's best as the islands judge it (island_driver::absorb): the lowest fitness, ties to the lower id.
     if (eval::stored_ok(status[r]) && std::isfinite(fitness[r]) &&
-        (!p.best || fitness[r] < p.best->fitness || (fitness[r] == p.best->fitness && ids[r] < p.best->id)))
-      p.best = row_at(r);
+        (!isl.best || fitness[r] < isl.best->fitness || (fitness[r] == isl.best->fitness && ids[r] < isl.best->id)))
+      isl.best = row_at(r);
   }
   for (int i = 0; i < p.islands; ++i) {
     const auto& isl = p.per_island[static_cast<std::size_t>(i)];
@@ -409,18 +447,13 @@ std::string to_json_text(const resume_plan& p) {
                        {"seen_sources", i.seen_sources},
                        {"carried", i.carried},
                        {"migrants", m},
+                       {"best", i.best ? json(*i.best) : json(nullptr)},
                        {"llm", {i.llm_calls, i.llm_variations, i.llm_tokens, i.llm_cost}}});
   }
-  json best = nullptr;
-  if (p.best)
-    best = {{"id", p.best->id},
-            {"island", p.best->island},
-            {"params", p.best->params},
-            {"time_median_s", p.best->time_median_s},
-            {"fitness", util::json_number(p.best->fitness)},
-            {"origin", p.best->origin},
-            {"source_hash", p.best->source_hash},
-            {"speedup", util::json_number(p.best->speedup)}};
+  json kinds = json::object();
+  for (const auto& [kind, c] : p.kind_configs)
+    kinds[kind] = {
+        {"config_text", c.config_text}, {"config_file", c.config_file}, {"budget", c.budget}, {"seed", std::to_string(c.seed)}};
   return json{{"path", p.path},
               {"finished", p.finished},
               {"config_text", p.config_text},
@@ -440,7 +473,8 @@ std::string to_json_text(const resume_plan& p) {
               {"machines", p.machines},
               {"per_island", islands},
               {"sources", p.sources},
-              {"best", best}}
+              {"island_kinds", p.island_kinds},
+              {"kind_configs", kinds}}
       .dump();
 }
 
@@ -477,21 +511,13 @@ resume_plan resume_plan_from_json(const std::string& text) {
     isl.llm_tokens = llm[2];
     isl.llm_cost = llm[3];
     for (const auto& m : i.at("migrants")) isl.migrants.push_back({m[0], m[1], m[2], m[3], m[4]});
+    if (!i.at("best").is_null()) isl.best = i.at("best").get<store::candidate_row>();
     p.per_island.push_back(std::move(isl));
   }
-  if (!j.at("best").is_null()) {
-    store::candidate_row b;
-    b.id = j["best"].at("id");
-    b.island = j["best"].at("island");
-    b.params = j["best"].at("params");
-    b.status = "ok";
-    b.time_median_s = j["best"].at("time_median_s");
-    b.fitness = num_or(j["best"].at("fitness"), nan);
-    b.origin = j["best"].value("origin", "");
-    b.source_hash = j["best"].value("source_hash", "");
-    b.speedup = num_or(j["best"].value("speedup", json()), nan);
-    p.best = b;
-  }
+  p.island_kinds = j.at("island_kinds").get<std::vector<std::string>>();
+  for (const auto& [kind, c] : j.at("kind_configs").items())
+    p.kind_configs[kind] = {c.at("config_text"), c.at("config_file"), c.at("budget"),
+                            std::stoull(c.at("seed").get<std::string>())};
   return p;
 }
 

@@ -117,6 +117,16 @@ struct resume_plan {
   bool finished = false;  // the run had finished: read further only to extend it (resume --budget)
   std::string config_text, config_file;
   run_settings settings;
+  // A mixed job (islands of several families or backends, groups.hpp): each island's kind
+  // ("family/backend"), and per kind the config and settings its islands ran (root attribute
+  // kind_configs); config_text and settings above are island 0's. Empty for a job of one kind.
+  struct kind_config {
+    std::string config_text, config_file;
+    int budget = 0;
+    std::uint64_t seed = 0;
+  };
+  std::vector<std::string> island_kinds;
+  std::map<std::string, kind_config> kind_configs;
   int islands = 0;
   int session = 0;  // number of this session (0: the original run)
   int checkpoints = 0;
@@ -137,14 +147,14 @@ struct resume_plan {
       std::string source_hash;  // a rewrite's (its text in resume_plan::sources); "" for the template
     };
     std::vector<migrant> migrants;  // /migrations rows addressed to it, in file order
+    // Its best correct row so far, as the islands judge it: the lowest fitness, ties to the lower id.
+    std::optional<store::candidate_row> best;
     // The LLM proposer's part of the run so far (/llm_calls rows of the island).
     int llm_calls = 0, llm_variations = 0;
     std::int64_t llm_tokens = 0;
     double llm_cost = 0;
   };
   std::vector<island> per_island;
-  // The best correct candidate so far (rank 0 picks the winner from it).
-  std::optional<store::candidate_row> best;
   // The LLM-made rewrites the run evaluated or sent as migrants (source_hash of the rows of origin
   // `llm`, and of /migrations rows that name one -> the text in /sources). Every other
   // source_hash is the family's template.

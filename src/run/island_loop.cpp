@@ -220,7 +220,7 @@ void island_driver::impl::restore(const resume_plan& p) {
     }
     if (llm_ && !c.llm_conversation.empty()) {
       try {
-        restore_llm_conversation(c.llm_conversation);
+        restore_llm_conversation(c.llm_conversation, variant_of);
       } catch (const std::invalid_argument& e) {
         throw error(p.path, "island " + std::to_string(rank) + "'s LLM conversation state: " + e.what());
       }
@@ -253,7 +253,14 @@ void island_driver::impl::restore(const resume_plan& p) {
       const int v = m.source_hash.empty() ? 0 : variant_of(m.source_hash);
       if (const auto g = genome_from_params(island_.space(v), m.params)) inbox_[m.generation][m.from].push_back({{v, *g}, m.id});
     }
-  if (rank == 0 && p.best) best_row_ = p.best;
+  // The bests so far: this island's own (its group's winner is picked from them), and on rank 0
+  // its group's, as absorb() keeps it.
+  best_own_ = me.best;
+  for (std::size_t i = 0; rank == 0 && i < p.per_island.size(); ++i)
+    if (const auto& b = p.per_island[i].best;
+        b && in_group(static_cast<int>(i)) &&
+        (!best_row_ || b->fitness < best_row_->fitness || (b->fitness == best_row_->fitness && b->id < best_row_->id)))
+      best_row_ = b;
   for (const auto& [hash, text] : p.sources) known_sources_.emplace(hash, text);
   if (llm_) llm_->restore_spent(me.llm_tokens, me.llm_cost);
   llm_calls_ = me.llm_calls;

@@ -14,14 +14,22 @@ std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
   auto s = std::make_unique<setup>();
   const run_overrides& o = st.overrides;
   if (st.plan) {  // the stored config, with the settings the run started with
-    s->config = config::parse_run_config(st.plan->config_text, st.plan->config_file, st.plan->path + " (its stored config)");
+    // A mixed job: the config of this island's kind.
+    const auto kind = st.plan->island_kinds.empty()
+                          ? st.plan->kind_configs.end()
+                          : st.plan->kind_configs.find(st.plan->island_kinds.at(static_cast<std::size_t>(rank)));
+    const bool own = kind != st.plan->kind_configs.end();
+    s->config = config::parse_run_config(
+        own ? kind->second.config_text : st.plan->config_text, own ? kind->second.config_file : st.plan->config_file,
+        st.plan->path + " (its stored config" + (own ? " of " + kind->first : std::string()) + ")");
     s->config.out = st.plan->path;
-    s->config.budget = st.plan->settings.budget;
-    s->config.seed = st.plan->settings.seed;
+    s->config.budget = own ? kind->second.budget : st.plan->settings.budget;
+    s->config.seed = own ? kind->second.seed : st.plan->settings.seed;
     if (st.plan->settings.stop) s->config.stop = *st.plan->settings.stop;
     if (o.budget) s->config.budget = *o.budget;  // resume --budget: more evaluations per island
     s->settings = st.plan->settings;
     s->settings.budget = s->config.budget;
+    s->settings.seed = s->config.seed;
   } else {
     s->config = config::load_run_config(st.config);
     if (o.out) s->config.out = *o.out;
