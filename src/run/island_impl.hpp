@@ -183,8 +183,11 @@ class island_driver::impl {
   // What the island's LLM variations keep from one to the next, for a checkpoint: the proposer's
   // conversation state (llm_proposer::conversation_state()) and the random state that picks each
   // variation's parent. JSON {"proposer": {...}, "parent_rng"}. Restoring throws std::invalid_argument.
+  // The proposer's conversation, the parent picker's random state and the declared values still
+  // to try (each as its source's hash and parameters); restored with the island's variants
+  // (variant_of: a source hash to the island's variant number).
   std::string llm_conversation() const;
-  void restore_llm_conversation(const std::string& state);
+  void restore_llm_conversation(const std::string& state, const std::function<int(const std::string&)>& variant_of);
 
   // What every variation prompt says about the family and the hardware.
   std::map<std::string, std::string> prompt_values() const;

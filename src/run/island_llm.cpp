@@ -128,16 +128,35 @@ void island_driver::impl::vary_with_llm() {
 }
 
 std::string island_driver::impl::llm_conversation() const {
-  return json{{"proposer", json::parse(llm_->conversation_state())}, {"parent_rng", llm_rng_.state()}}.dump();
+  json declared = json::array();
+  for (const auto& q : declared_to_try_)
+    declared.push_back({{"source_hash", variants_[static_cast<std::size_t>(q.variant)].hash},
+                        {"params", island_.space(q.variant).to_json(q.g)}});
+  return json{
+      {"proposer", json::parse(llm_->conversation_state())}, {"parent_rng", llm_rng_.state()}, {"declared_to_try", declared}}
+      .dump();
 }
 
-void island_driver::impl::restore_llm_conversation(const std::string& state) {
+void island_driver::impl::restore_llm_conversation(const std::string& state,
+                                                   const std::function<int(const std::string&)>& variant_of) {
   const json j = json::parse(state, nullptr, false);
   if (!j.is_object() || !j.contains("proposer") || !j["proposer"].is_object() || !j.contains("parent_rng") ||
       !j["parent_rng"].is_string())
     throw std::invalid_argument("not a JSON object with an object proposer and a text parent_rng");
   llm_->restore_conversation(j["proposer"].dump());
   llm_rng_.restore(j["parent_rng"].get<std::string>());
+  declared_to_try_.clear();
+  for (const auto& d : j.value("declared_to_try", json::array())) {  // absent in files of earlier galapagos
+    if (!d.is_object() || !d.contains("source_hash") || !d["source_hash"].is_string() || !d.contains("params") ||
+        !d["params"].is_string())
+      throw std::invalid_argument("declared_to_try holds " + d.dump() + ", not a source hash with parameters");
+    const int v = variant_of(d["source_hash"].get<std::string>());
+    if (const auto g = genome_from_params(island_.space(v), d["params"].get<std::string>()))
+      declared_to_try_.push_back({v, *g});
+    else
+      throw std::invalid_argument("declared_to_try holds " + d["params"].get<std::string>() +
+                                  ", which its source's parameter space does not");
+  }
 }
 
 std::string island_driver::impl::candidate_profile(std::int64_t id, double& seconds, bool allow_profiler) {

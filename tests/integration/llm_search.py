@@ -265,6 +265,8 @@ price_completion_per_mtok = 2.0
             calls_before = len(f["llm_calls"])
             state = f.get("checkpoint/island_0/llm_state")  # text, stored as bytes
             stopped_bandit = json.loads(bytes(state[()]).decode()) if state is not None else None
+            talk = f.get("checkpoint/island_0/llm_conversation")
+            stopped_declared = json.loads(bytes(talk[()]).decode()).get("declared_to_try", []) if talk is not None else []
         damaged = os.path.join(work, "damaged.h5")  # a conversation state that is not one: refused, nothing written
         shutil.copy(out, damaged)
         with h5py.File(damaged, "r+") as f:
@@ -436,6 +438,12 @@ if resume:
         check(stopped_bandit and stopped_bandit[0]["calls"] == 2 and stopped_bandit[0]["gain"] > 0,
               f"the stopped session's checkpoint holds its calls and the accepted rewrite's gain: {stopped_bandit}")
         check(dec(f["winner"].attrs["source_hash"]) == variant, "the rewrite wins the resumed run")
+        # The values of the rewrite's declared parameter still to try at the stop are checkpointed
+        # and tried first after the resume.
+        queued = [(d["source_hash"], d["params"]) for d in stopped_declared]
+        resumed_keys = keys[before:]
+        check(queued and all(q in resumed_keys[:len(queued) + 2] for q in queued),
+              f"the declared values queued at the stop ({queued}) are tried first after the resume: {resumed_keys}")
     # The conversation state is checkpointed too: the resumed session's first prompt tells the
     # model of the rewrite accepted before the stop, not that this is its first proposal.
     lines = refused.stderr.strip().splitlines()
