@@ -267,20 +267,14 @@ int search(MPI_Comm comm, const search_start& st) {
   // A mixed job keeps each kind's config and settings in the file (kind_configs), so that
   // `galapagos resume` can start every island with its own.
   std::string kind_configs;
-  {
-    const auto each = allgather_strings(comm, json{{"kind", groups.kind_of()[static_cast<std::size_t>(rank)]},
-                                                   {"config_toml", s->config.text},
+  if (groups.mixed()) {
+    const auto each = allgather_strings(comm, json{{"config_toml", s->config.text},
                                                    {"config_file", std::filesystem::absolute(s->config.file).string()},
                                                    {"budget", s->settings.budget},
                                                    {"seed", std::to_string(s->settings.seed)}}
                                                   .dump());
     json by_kind = json::object();
-    for (const auto& text : each) {
-      json c = json::parse(text);
-      const std::string kind = c.at("kind");
-      c.erase("kind");
-      by_kind[kind] = std::move(c);
-    }
+    for (std::size_t r = 0; r < each.size(); ++r) by_kind[groups.kind_of()[r]] = json::parse(each[r]);
     kind_configs = by_kind.dump();
   }
   // A shared node's throughput swings between probes: every island judges and reports against
@@ -571,7 +565,7 @@ int search(MPI_Comm comm, const search_start& st) {
         if (text.empty()) continue;
         const json j = json::parse(text);
         const auto c = j.at("row").get<store::candidate_row>();
-        if (!best || c.fitness < best->fitness || (c.fitness == best->fitness && c.id < best->id)) {
+        if (run::better_row(c, best)) {
           best = c;
           best_source = j.at("source").get<std::string>();
         }

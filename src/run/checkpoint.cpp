@@ -386,10 +386,10 @@ resume_plan read_resume_plan(const std::string& path, bool extend_finished) {
         throw error(path, "/sources/" + hash[r] + " is missing: candidate " + std::to_string(ids[r]) + " was built from it");
       p.sources[hash[r]] = *text;
     }
-    // The island's best as the islands judge it (island_driver::absorb): the lowest fitness, ties to the lower id.
-    if (eval::stored_ok(status[r]) && std::isfinite(fitness[r]) &&
-        (!isl.best || fitness[r] < isl.best->fitness || (fitness[r] == isl.best->fitness && ids[r] < isl.best->id)))
-      isl.best = row_at(r);
+    // The island's best as the islands judge it (island_driver::absorb).
+    if (eval::stored_ok(status[r]) && std::isfinite(fitness[r])) {
+      if (auto c = row_at(r); better_row(c, isl.best)) isl.best = std::move(c);
+    }
   }
   for (int i = 0; i < p.islands; ++i) {
     const auto& isl = p.per_island[static_cast<std::size_t>(i)];

@@ -92,10 +92,8 @@ void island_driver::impl::drain_records() {
 void island_driver::impl::absorb(const std::string& text) {
   const record_batch b = decode(text);
   for (const auto& [hash, source] : b.sources) known_sources_.emplace(hash, source);
-  for (const auto& c : b.candidates)  // ties go to the lower id, so a replayed run picks the same winner
-    if (eval::stored_ok(c.status) && in_group(c.island) && std::isfinite(c.fitness) &&
-        (!best_row_ || c.fitness < best_row_->fitness || (c.fitness == best_row_->fitness && c.id < best_row_->id)))
-      best_row_ = c;
+  for (const auto& c : b.candidates)
+    if (eval::stored_ok(c.status) && in_group(c.island) && std::isfinite(c.fitness) && better_row(c, best_row_)) best_row_ = c;
   write_batch(*file_, b);
   if (checkpoints_) {
     if (!b.state.empty())

@@ -181,11 +181,10 @@ class island_driver::impl {
   propose::tool_result compile_for_model(const std::string& text, const core::individual& parent);
 
   // What the island's LLM variations keep from one to the next, for a checkpoint: the proposer's
-  // conversation state (llm_proposer::conversation_state()) and the random state that picks each
-  // variation's parent. JSON {"proposer": {...}, "parent_rng"}. Restoring throws std::invalid_argument.
-  // The proposer's conversation, the parent picker's random state and the declared values still
-  // to try (each as its source's hash and parameters); restored with the island's variants
-  // (variant_of: a source hash to the island's variant number).
+  // conversation state (llm_proposer::conversation_state()), the random state that picks each
+  // variation's parent and the declared values still to try, each as its source's hash and
+  // parameters. JSON {"proposer": {...}, "parent_rng", "declared_to_try": [...]}. Restoring
+  // (variant_of: a source hash to the island's variant number) throws std::invalid_argument.
   std::string llm_conversation() const;
   void restore_llm_conversation(const std::string& state, const std::function<int(const std::string&)>& variant_of);
 

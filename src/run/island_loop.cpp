@@ -257,10 +257,7 @@ void island_driver::impl::restore(const resume_plan& p) {
   // its group's, as absorb() keeps it.
   best_own_ = me.best;
   for (std::size_t i = 0; rank == 0 && i < p.per_island.size(); ++i)
-    if (const auto& b = p.per_island[i].best;
-        b && in_group(static_cast<int>(i)) &&
-        (!best_row_ || b->fitness < best_row_->fitness || (b->fitness == best_row_->fitness && b->id < best_row_->id)))
-      best_row_ = b;
+    if (const auto& b = p.per_island[i].best; b && in_group(static_cast<int>(i)) && better_row(*b, best_row_)) best_row_ = b;
   for (const auto& [hash, text] : p.sources) known_sources_.emplace(hash, text);
   if (llm_) llm_->restore_spent(me.llm_tokens, me.llm_cost);
   llm_calls_ = me.llm_calls;

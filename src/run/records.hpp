@@ -2,6 +2,7 @@
 // JSON text over MPI. This is their encoding.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ class results_reader;
 }  // namespace galapagos::store
 
 namespace galapagos::run {
+
+// The order the islands pick their best row by: the lower fitness, ties to the lower id (so that
+// a replayed run picks the same winner). True when `c` beats `best` (or there is none yet).
+inline bool better_row(const store::candidate_row& c, const std::optional<store::candidate_row>& best) {
+  return !best || c.fitness < best->fitness || (c.fitness == best->fitness && c.id < best->id);
+}
 
 // The /machine table of a results file: the probe of every island's node, in file order.
 std::vector<store::machine_row> read_machines(const store::results_reader& f);

@@ -14,17 +14,19 @@ std::unique_ptr<setup> prepare(const search_start& st, int rank, int islands) {
   auto s = std::make_unique<setup>();
   const run_overrides& o = st.overrides;
   if (st.plan) {  // the stored config, with the settings the run started with
-    // A mixed job: the config of this island's kind.
-    const auto kind = st.plan->island_kinds.empty()
-                          ? st.plan->kind_configs.end()
-                          : st.plan->kind_configs.find(st.plan->island_kinds.at(static_cast<std::size_t>(rank)));
-    const bool own = kind != st.plan->kind_configs.end();
-    s->config = config::parse_run_config(
-        own ? kind->second.config_text : st.plan->config_text, own ? kind->second.config_file : st.plan->config_file,
-        st.plan->path + " (its stored config" + (own ? " of " + kind->first : std::string()) + ")");
+    // The run's config, or in a mixed job the config of this island's kind (read_resume_plan
+    // holds one for every kind).
+    resume_plan::kind_config mine{st.plan->config_text, st.plan->config_file, st.plan->settings.budget, st.plan->settings.seed};
+    std::string origin = st.plan->path + " (its stored config)";
+    if (!st.plan->island_kinds.empty()) {
+      const std::string& kind = st.plan->island_kinds.at(static_cast<std::size_t>(rank));
+      mine = st.plan->kind_configs.at(kind);
+      origin = st.plan->path + " (its stored config of " + kind + ")";
+    }
+    s->config = config::parse_run_config(mine.config_text, mine.config_file, origin);
     s->config.out = st.plan->path;
-    s->config.budget = own ? kind->second.budget : st.plan->settings.budget;
-    s->config.seed = own ? kind->second.seed : st.plan->settings.seed;
+    s->config.budget = mine.budget;
+    s->config.seed = mine.seed;
     if (st.plan->settings.stop) s->config.stop = *st.plan->settings.stop;
     if (o.budget) s->config.budget = *o.budget;  // resume --budget: more evaluations per island
     s->settings = st.plan->settings;
