@@ -5,6 +5,7 @@
 // the command exits 1. Exit 0: exported and verified; 2: usage or a file that cannot be used.
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@
 #include "export_patch.hpp"
 #include "options.hpp"
 #include "output_folder.hpp"
+#include "propose/llm/local_includes.hpp"
 #include "results_context.hpp"
 #include "util/build_info.hpp"
 #include "util/error.hpp"
@@ -70,7 +72,7 @@ std::string patch_description(const json& ev, bool is_winner) {
     << held["seeds_per_problem"].get<int>() << " seeds (max relative error " << held["rel_error"].dump() << ", tolerance "
     << search["tolerance"].dump() << ")\n";
   d << "verdict: " << ev["verdict"].get<std::string>() << "; evidence: EVIDENCE.md and evidence.json beside this patch\n";
-  d << "apply: patch -p0 < winner.patch (in the folder the file name below is relative to)\n";
+  d << "apply: patch -p0 < winner.patch (in the folder the file names below are relative to)\n";
   return d.str();
 }
 
@@ -220,9 +222,20 @@ int export_command(const std::vector<std::string>& args) {
     // parent, never by an absolute path: the package names no folder of this machine's install.
     const auto shipped_kernels = std::filesystem::weakly_canonical(util::kernels_dir());
     const auto family_parent = std::filesystem::weakly_canonical(fam.dir).parent_path();
+    const auto place_of = [&](const std::filesystem::path& p) {
+      std::string rel = p.lexically_relative(shipped_kernels.parent_path()).generic_string();
+      return rel.empty() || rel.rfind("..", 0) == 0 ? p.lexically_relative(family_parent).generic_string() : rel;
+    };
     const auto tmpl = std::filesystem::weakly_canonical(b.tmpl.source);
-    std::string rel_path = tmpl.lexically_relative(shipped_kernels.parent_path()).string();
-    if (rel_path.empty() || rel_path.rfind("..", 0) == 0) rel_path = tmpl.lexically_relative(family_parent).string();
+    const std::string rel_path = place_of(tmpl);
+    // A rewrite that edited a kernel header inlined into it (docs/llm.md) is reviewed as the
+    // change of each file: the template with its #include lines back, and each header it changed.
+    const auto split = propose::split_inlined(exported, tmpl, fam.dir);
+    std::vector<changed_file> headers_changed;
+    if (split)
+      for (const auto& h : split->headers)
+        if (h.text != util::read_file(h.file.string())) headers_changed.push_back({h.file, h.text});
+    const bool per_file = split && !split->headers.empty();
     const auto accept = describe_accept_sizes(fam);
     std::vector<std::string> held_desc;
     for (const auto& p : held.accept_sizes) held_desc.push_back(describe(fam, p));
@@ -273,13 +286,10 @@ int export_command(const std::vector<std::string>& args) {
     // The package: written beside its place and renamed into it, so it is never half there.
     work = make_work_folder(out, ".export-");
     write_file(work / source_name, exported);
-    write_file(work / (source_name + ".orig"), searched);  // temporary: diff input
-    std::string diff;
-    const int rc = eval::run_program(
-        {"diff", "-u", "--label", "a/" + rel_path, "--label", "b/" + rel_path, tmpl.string(), (work / source_name).string()},
-        diff, 60);
-    if (rc != 0 && rc != 1) throw error("diff", "cannot compare with the template " + tmpl.string() + ": " + diff.substr(0, 200));
-    std::filesystem::remove(work / (source_name + ".orig"));
+    std::string diff =
+        unified_diff(util::read_file(tmpl.string()), per_file ? split->text : exported, "a/" + rel_path, "b/" + rel_path, work);
+    for (const auto& h : headers_changed)
+      diff += unified_diff(util::read_file(h.file.string()), h.text, "a/" + place_of(h.file), "b/" + place_of(h.file), work);
     write_file(work / (source_name + ".diff"), diff);
     write_file(work / "config.toml", run.config.text);
     write_file(work / "build.sh",
@@ -310,8 +320,23 @@ int export_command(const std::vector<std::string>& args) {
     write_file(work / "evidence.json", ev.dump(2) + "\n");
 
     write_file(work / (passed ? "EVIDENCE.md" : "FLAGGED.md"), evidence_markdown(ev, source_name, rel_path));
-    write_file(work / "winner.patch",
-               winner_patch(patch_target_of(vm, run.config, b.tmpl.source), exported, patch_description(ev, is_winner), work));
+    patch_target target = patch_target_of(vm, run.config, b.tmpl.source);
+    std::string patched = exported;
+    std::vector<changed_file> also;
+    if (per_file) {
+      // Patching the template: from the family's folder, where its headers are too. A user's own
+      // file keeps the rewrite's whole text unless every header lies under its folder.
+      if (std::filesystem::weakly_canonical(target.file) == tmpl) {
+        target.base = std::filesystem::weakly_canonical(fam.dir);
+        target.label = tmpl.lexically_relative(target.base).generic_string();
+      }
+      const bool under_base = std::all_of(headers_changed.begin(), headers_changed.end(), [&](const changed_file& h) {
+        const std::string rel = h.file.lexically_relative(target.base).generic_string();
+        return !rel.empty() && rel.rfind("..", 0) != 0;
+      });
+      if (under_base) patched = split->text, also = headers_changed;
+    }
+    write_file(work / "winner.patch", winner_patch(target, patched, patch_description(ev, is_winner), work, also));
     publish_output_folder(
         work, out, std::string("galapagos export ") + build_info::version + " from " + std::filesystem::absolute(file).string(),
         out_option);

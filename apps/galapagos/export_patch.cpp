@@ -64,8 +64,22 @@ patch_target resolve_patch_target(const config::export_target& t, const std::fil
   return p;
 }
 
+std::string unified_diff(const std::string& before, const std::string& after, const std::string& label_before,
+                         const std::string& label_after, const std::filesystem::path& scratch) {
+  const auto old_copy = scratch / "diff.before", new_copy = scratch / "diff.after";
+  write_file(old_copy, before);
+  write_file(new_copy, after);
+  std::string diff;
+  const int rc = eval::run_program(
+      {"diff", "-u", "--label", label_before, "--label", label_after, old_copy.string(), new_copy.string()}, diff, 60);
+  std::filesystem::remove(old_copy);
+  std::filesystem::remove(new_copy);
+  if (rc != 0 && rc != 1) throw error("diff", "cannot compare " + label_before + " with the winner's: " + diff.substr(0, 200));
+  return rc == 0 ? std::string() : diff;
+}
+
 std::string winner_patch(const patch_target& t, const std::string& winner_source, const std::string& description,
-                         const std::filesystem::path& scratch) {
+                         const std::filesystem::path& scratch, const std::vector<changed_file>& also) {
   const std::string where = t.file.string();
   std::string text;
   try {
@@ -98,15 +112,19 @@ std::string winner_patch(const patch_target& t, const std::string& winner_source
   for (const auto& l : code) changed += l;
   for (std::size_t i = last; i < lines.size(); ++i) changed += lines[i];
 
-  const auto old_copy = scratch / "user.orig", new_copy = scratch / "user.new", patch_file = scratch / "winner.patch";
-  write_file(old_copy, text);
-  write_file(new_copy, changed);
-  std::string diff;
-  const int rc =
-      eval::run_program({"diff", "-u", "--label", t.label, "--label", t.label, old_copy.string(), new_copy.string()}, diff, 60);
-  std::filesystem::remove(old_copy);
-  std::filesystem::remove(new_copy);
-  if (rc != 0 && rc != 1) throw error("diff", "cannot compare with " + where + ": " + diff.substr(0, 200));
+  std::string diff = unified_diff(text, changed, t.label, t.label, scratch);
+  for (const auto& f : also) {
+    const std::string label = f.file.lexically_relative(t.base).generic_string();
+    if (label.empty() || label.rfind("..", 0) == 0)
+      throw error(f.file.string(), "the winner changes this file, outside " + t.base.string() + " where the patch applies");
+    std::string before;
+    try {
+      before = util::read_file(f.file.string());
+    } catch (const std::exception&) {
+      throw error(f.file.string(), "cannot read the file the winner changes");
+    }
+    diff += unified_diff(before, f.text, label, label, scratch);
+  }
   // The description: text before the first "--- " line, which patch skips; a line that could be
   // read as part of a diff is indented.
   std::string head;
@@ -116,8 +134,9 @@ std::string winner_patch(const patch_target& t, const std::string& winner_source
       l = "  " + l;
     head += l.empty() || l.back() != '\n' ? l + "\n" : l;
   }
-  if (rc == 0) return head + "\n(no change: the region already holds the winner's code)\n";
+  if (diff.empty()) return head + "\n(no change: the region already holds the winner's code)\n";
   const std::string patch = head + "\n" + diff;
+  const auto patch_file = scratch / "winner.patch";
   write_file(patch_file, patch);
   std::string out;
   const int applies =

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "config/run_config.hpp"
 
@@ -25,12 +26,24 @@ struct patch_target {
 patch_target resolve_patch_target(const config::export_target& t, const std::filesystem::path& base,
                                   const std::filesystem::path& tmpl);
 
+// A file the winner changes besides the user's (a shared kernel header it edited inlined).
+struct changed_file {
+  std::filesystem::path file;  // on disk
+  std::string text;            // the winner's text of it
+};
+
+// The unified diff (`diff -u`) of `before` and `after` under the two labels; empty when they are
+// the same. `scratch` holds the two texts meanwhile.
+std::string unified_diff(const std::string& before, const std::string& after, const std::string& label_before,
+                         const std::string& label_after, const std::filesystem::path& scratch);
+
 // The patch: `description` (one line each, never read as part of the diff), then the unified
 // diff of the user's file with its region replaced by `winner_source` (only its own region when
-// it holds the same markers). Checked to apply to the user's file as it is now with
-// `patch --dry-run -p0` in base (`scratch` holds the patch meanwhile); throws galapagos::error
-// naming the file and saying what is wrong (no such file, no region, does not apply).
+// it holds the same markers), then one of each file in `also` whose text changes, named relative
+// to base. Checked to apply to the files as they are now with `patch --dry-run -p0` in base
+// (`scratch` holds the patch meanwhile); throws galapagos::error naming the file and saying what
+// is wrong (no such file, no region, a file of `also` outside base, does not apply).
 std::string winner_patch(const patch_target& t, const std::string& winner_source, const std::string& description,
-                         const std::filesystem::path& scratch);
+                         const std::filesystem::path& scratch, const std::vector<changed_file>& also = {});
 
 }  // namespace galapagos::cli

@@ -13,6 +13,9 @@ text (the header on disk keeps the slow loop) and wins the run. The test proves:
 the header's text between the inline markers, with no #include of it left; the rewrite stored in
 /sources is that self-contained text; the template's own source is stored as its file reads.
 
+`galapagos export --id` of the rewrite gives a patch of the template and of the header, each as
+its own file, that applies to a copy of the family's folder.
+
 With --gpu BACKEND (cuda or hip): the same two answers against stencil3d7's template on that
 backend, editing a line of its kernel in the inlined cuda_hip header; the edited candidate is
 evaluated correct. Skipped (exit 77) where nvidia-smi lists no GPU."""
@@ -219,6 +222,40 @@ with h5py.File(out, "r") as f:
         check(dec(w["source_hash"]) != "" and fast in sources.get(dec(w["source_hash"]), ""),
               "the rewrite with the edited kernel wins the run (it was built from its own text)")
 check(open(header).read() == header_before, "the header on disk is left as it was")
+
+# The review package of the rewrite: the patch changes the header and the template each as its
+# own file (no inlined text), applies to a copy of the family's folder with patch -p0, and leaves
+# the header as it was with the one line edited; the exported source is the rewrite's own text.
+if accepted is not None:
+    pkg = os.path.join(work, "export")
+    ex = subprocess.run([galapagos, "export", out, "--id", str(int(accepted["id"])), "--out", pkg],
+                        capture_output=True, text=True, timeout=900)
+    print(ex.stdout[-2000:], ex.stderr[-2000:])
+    check(ex.returncode == 0, f"galapagos export of the rewrite: exit {ex.returncode}")
+    rel_header = os.path.relpath(header, family_dir)
+    rel_template = os.path.relpath(template, family_dir)
+    if ex.returncode == 0:
+        patch = open(os.path.join(pkg, "winner.patch")).read()
+        check(f"--- {rel_header}\n" in patch and f"+++ {rel_header}\n" in patch, "the patch changes the header as its own file")
+        check(f"--- {rel_template}\n" in patch, "the patch changes the template as its own file (its parameters)")
+        check("galapagos:inline" not in patch and f"-#include \"{included}\"" not in patch,
+              "the patch keeps the template's #include of the header, with no inlined text")
+        applied = os.path.join(work, "applied")
+        shutil.copytree(family_dir, applied)
+        p = subprocess.run(["patch", "-p0", "--batch", "-d", applied, "-i", os.path.join(pkg, "winner.patch")],
+                           capture_output=True, text=True)
+        check(p.returncode == 0, f"winner.patch applies to the family's folder: {p.stdout}{p.stderr}")
+        check(open(os.path.join(applied, rel_header)).read() == header_before.replace(slow, fast),
+              "patched, the header is the one on disk with the model's line (its #pragma once kept)")
+        patched_template = open(os.path.join(applied, rel_template)).read()
+        check(f'#include "{included}"' in patched_template and "galapagos:inline" not in patched_template,
+              "patched, the template still includes the header")
+        diff = open(os.path.join(pkg, os.path.basename(template) + ".diff")).read()
+        check(f"+++ b/" in diff and diff.count("+++ ") == 2 and rel_header.replace(os.sep, "/") in diff,
+              "the package's .diff shows the template and the header, each as its own file")
+        exported = open(os.path.join(pkg, os.path.basename(template))).read()
+        check(f"galapagos:inline-begin {included}" in exported and fast in exported,
+              "the exported source is the rewrite's self-contained text (what was built)")
 if failures:
     sys.exit(1)
 print("llm_inlined_kernel" + (f" ({gpu})" if gpu else "") + ": all checks passed")

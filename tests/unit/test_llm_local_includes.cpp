@@ -131,6 +131,69 @@ TEST_F(LocalIncludes, ASourceWithoutLocalIncludesIsUnchanged) {
   EXPECT_GT(checked, 2);
 }
 
+// split_inlined: the inlined text taken apart again into the files it was made of (for review).
+TEST_F(LocalIncludes, SplitGivesBackEveryFileAsItReads) {
+  write(family / "cpu" / "u.c",
+        "// galapagos:evolve-begin\n#include \"../shared/helpers.h\"\nint f(void) { return 1; }\n"
+        "// galapagos:evolve-end\n");
+  write(family / "cpu" / "w.c",
+        "#include \"../shared/helpers.h\"\r\n  #  include \"../shared/kernels.h\" // kernels\r\nint y;\r\n");
+  write(family / "cpu" / "plain.c", "#include \"glp_kernel.h\"\nint x;");
+  for (const char* name : {"t.c", "u.c", "w.c", "plain.c"}) {
+    const fs::path source = family / "cpu" / name;
+    const auto inlined = gp::inline_local_includes(source, family);
+    const auto s = gp::split_inlined(inlined.text, source, family);
+    ASSERT_TRUE(s.has_value()) << name;
+    EXPECT_EQ(s->text, galapagos::util::read_file(source.string())) << name;
+    ASSERT_EQ(s->headers.size(), inlined.files.size()) << name;
+    for (std::size_t i = 0; i < s->headers.size(); ++i) {
+      EXPECT_EQ(s->headers[i].file, inlined.files[i]) << name;
+      EXPECT_EQ(s->headers[i].text, galapagos::util::read_file(inlined.files[i].string())) << name << " " << inlined.files[i];
+    }
+  }
+}
+
+TEST_F(LocalIncludes, SplitCarriesAnEditToTheHeaderItWasMadeIn) {
+  const fs::path source = family / "cpu" / "t.c";
+  const std::string t = gp::inline_local_includes(source, family).text;
+  const auto e = gp::apply_edits(
+      t, {{"static double twice(double x) { return x + x; }\n", "static double twice(double x) { return 2.0 * x; }\n"},
+          {"int glp_kernel(void) { return (int)scale(twice(1)); }\n", "int glp_kernel(void) { return (int)twice(1); }\n"}});
+  ASSERT_EQ(e.applied(), 2);
+  const auto s = gp::split_inlined(e.source, source, family);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(count(s->text, "#include \"../shared/kernels.h\"\n"), 1u);
+  EXPECT_EQ(count(s->text, "#include \"../shared/helpers.h\"\n"), 1u);  // the comment that replaced it, back
+  EXPECT_EQ(count(s->text, "return (int)twice(1);"), 1u);
+  EXPECT_EQ(count(s->text, "galapagos:inline"), 0u);
+  ASSERT_EQ(s->headers.size(), 2u);
+  EXPECT_EQ(s->headers[0].text, galapagos::util::read_file((family / "shared" / "kernels.h").string()));
+  EXPECT_EQ(s->headers[1].text, "#pragma once\nstatic double twice(double x) { return 2.0 * x; }\n");
+}
+
+TEST_F(LocalIncludes, SplitRefusesATextWhoseBlocksDoNotPair) {
+  const fs::path source = family / "cpu" / "t.c";
+  const std::string t = gp::inline_local_includes(source, family).text;
+  const auto drop_line = [&](const std::string& prefix) {
+    const auto at = t.find(prefix);
+    return t.substr(0, at) + t.substr(t.find('\n', at) + 1);
+  };
+  EXPECT_FALSE(gp::split_inlined(drop_line("// galapagos:inline-end helpers.h"), source, family));    // a block left open
+  EXPECT_FALSE(gp::split_inlined(drop_line("// galapagos:inline-begin helpers.h"), source, family));  // an end of nothing
+  EXPECT_FALSE(gp::split_inlined(t + "// galapagos:inline-end ../shared/kernels.h\n", source, family));
+  // A block naming a file that is not a header of the family.
+  EXPECT_FALSE(gp::split_inlined(
+      "// galapagos:inline-begin ../../outside.h (x)\nint a;\n// galapagos:inline-end ../../outside.h\n", source, family));
+  // The same header twice, with two texts.
+  const std::string twice =
+      "// galapagos:inline-begin ../shared/helpers.h (shared/helpers.h)\nint a;\n"
+      "// galapagos:inline-end ../shared/helpers.h\n";
+  EXPECT_TRUE(gp::split_inlined(twice + twice, source, family));
+  std::string other = twice;
+  other.replace(other.find("int a;"), 6, "int b;");
+  EXPECT_FALSE(gp::split_inlined(twice + other, source, family));
+}
+
 // Every shipped CUDA and HIP source: no shared header left to include; a template's kernels
 // (__global__) in an evolve region a model may edit.
 TEST(ShippedGpuTemplates, CarryTheirKernelsInAnEvolveRegion) {
@@ -145,6 +208,10 @@ TEST(ShippedGpuTemplates, CarryTheirKernelsInAnEvolveRegion) {
         const std::string original = galapagos::util::read_file(s.path().string());
         const std::string t = gp::inline_local_includes(s.path(), f.path()).text;
         EXPECT_FALSE(std::regex_search(t, shared_include)) << s.path();
+        const auto back = gp::split_inlined(t, s.path(), f.path());  // and back, file by file
+        ASSERT_TRUE(back.has_value()) << s.path();
+        EXPECT_EQ(back->text, original) << s.path();
+        for (const auto& h : back->headers) EXPECT_EQ(h.text, galapagos::util::read_file(h.file.string())) << h.file;
         if (original.find("galapagos:evolve-begin") == std::string::npos) continue;  // a baseline
         ++templates;
         // A __global__ function inside a region: an edit of its first two lines (found once) applies.

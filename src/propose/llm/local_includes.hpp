@@ -22,6 +22,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,23 @@ struct inlined_source {
 // `source`'s text with its local includes inlined. Throws galapagos::error naming a file that
 // cannot be read (the source itself; an unreadable local header stays included).
 inlined_source inline_local_includes(const std::filesystem::path& source, const std::filesystem::path& root);
+
+// The other way, for review: a text inline_local_includes made, as a model may have edited it,
+// taken apart into the files it was made of. Each inlined block becomes its #include line again
+// (as the including file on disk writes it) and its body, less the evolve markers put around it
+// and with the header's `#pragma once` back where the file on disk has it, the header's text;
+// an `inlined already` comment becomes its #include line again. nullopt where the text cannot be
+// taken apart: a begin marker without its end (or the other way), a block naming a file that is
+// not a local header of `source`'s family, one header with two different texts.
+struct restored_file {
+  std::filesystem::path file;  // canonical path of the header on disk
+  std::string text;            // its text as the rewrite has it
+};
+struct split_source {
+  std::string text;                    // `source`'s own text, its local includes as #include lines
+  std::vector<restored_file> headers;  // in the order their blocks begin
+};
+std::optional<split_source> split_inlined(const std::string& text, const std::filesystem::path& source,
+                                          const std::filesystem::path& root);
 
 }  // namespace galapagos::propose
