@@ -223,8 +223,7 @@ int export_command(const std::vector<std::string>& args) {
     const auto shipped_kernels = std::filesystem::weakly_canonical(util::kernels_dir());
     const auto family_parent = std::filesystem::weakly_canonical(fam.dir).parent_path();
     const auto place_of = [&](const std::filesystem::path& p) {
-      std::string rel = p.lexically_relative(shipped_kernels.parent_path()).generic_string();
-      return rel.empty() || rel.rfind("..", 0) == 0 ? p.lexically_relative(family_parent).generic_string() : rel;
+      return path_inside(p, shipped_kernels.parent_path()).value_or(p.lexically_relative(family_parent).generic_string());
     };
     const auto tmpl = std::filesystem::weakly_canonical(b.tmpl.source);
     const std::string rel_path = place_of(tmpl);
@@ -330,10 +329,8 @@ int export_command(const std::vector<std::string>& args) {
         target.base = std::filesystem::weakly_canonical(fam.dir);
         target.label = tmpl.lexically_relative(target.base).generic_string();
       }
-      const bool under_base = std::all_of(headers_changed.begin(), headers_changed.end(), [&](const changed_file& h) {
-        const std::string rel = h.file.lexically_relative(target.base).generic_string();
-        return !rel.empty() && rel.rfind("..", 0) != 0;
-      });
+      const bool under_base = std::all_of(headers_changed.begin(), headers_changed.end(),
+                                          [&](const changed_file& h) { return path_inside(h.file, target.base).has_value(); });
       if (under_base) patched = split->text, also = headers_changed;
     }
     write_file(work / "winner.patch", winner_patch(target, patched, patch_description(ev, is_winner), work, also));

@@ -64,6 +64,12 @@ patch_target resolve_patch_target(const config::export_target& t, const std::fil
   return p;
 }
 
+std::optional<std::string> path_inside(const std::filesystem::path& p, const std::filesystem::path& base) {
+  std::string rel = p.lexically_relative(base).generic_string();
+  if (rel.empty() || rel.rfind("..", 0) == 0) return std::nullopt;
+  return rel;
+}
+
 std::string unified_diff(const std::string& before, const std::string& after, const std::string& label_before,
                          const std::string& label_after, const std::filesystem::path& scratch) {
   const auto old_copy = scratch / "diff.before", new_copy = scratch / "diff.after";
@@ -114,8 +120,8 @@ std::string winner_patch(const patch_target& t, const std::string& winner_source
 
   std::string diff = unified_diff(text, changed, t.label, t.label, scratch);
   for (const auto& f : also) {
-    const std::string label = f.file.lexically_relative(t.base).generic_string();
-    if (label.empty() || label.rfind("..", 0) == 0)
+    const auto label = path_inside(f.file, t.base);
+    if (!label)
       throw error(f.file.string(), "the winner changes this file, outside " + t.base.string() + " where the patch applies");
     std::string before;
     try {
@@ -123,7 +129,7 @@ std::string winner_patch(const patch_target& t, const std::string& winner_source
     } catch (const std::exception&) {
       throw error(f.file.string(), "cannot read the file the winner changes");
     }
-    diff += unified_diff(before, f.text, label, label, scratch);
+    diff += unified_diff(before, f.text, *label, *label, scratch);
   }
   // The description: text before the first "--- " line, which patch skips; a line that could be
   // read as part of a diff is indented.

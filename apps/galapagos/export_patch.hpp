@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct patch_target {
 // --user-file); a file outside it, or absolute, relative to its own folder.
 patch_target resolve_patch_target(const config::export_target& t, const std::filesystem::path& base,
                                   const std::filesystem::path& tmpl);
+
+// `p`'s path relative to `base` when it lies inside it (generic form), else nullopt.
+std::optional<std::string> path_inside(const std::filesystem::path& p, const std::filesystem::path& base);
 
 // A file the winner changes besides the user's (a shared kernel header it edited inlined).
 struct changed_file {

@@ -124,7 +124,7 @@ struct splitter {
   fs::path root;
   std::vector<restored_file> headers;
 
-  // The line of `file` on disk that includes `name`, else a plain #include of it.
+  // The line of `file` on disk that includes `name` (without its line break), else a plain #include of it.
   static std::string include_of(const fs::path& file, const std::string& name) {
     std::string text;
     try {
@@ -133,9 +133,9 @@ struct splitter {
     }
     for (const auto& line : lines_of(text)) {
       std::smatch m;
-      if (std::regex_match(line, m, include_line()) && m[1].str() == name) return line + "\n";
+      if (std::regex_match(line, m, include_line()) && m[1].str() == name) return line;
     }
-    return "#include \"" + name + "\"\n";
+    return "#include \"" + name + "\"";
   }
 
   // A header's body as inlined, back to its file's text: the evolve markers put around it
@@ -172,7 +172,7 @@ struct splitter {
       if (!closing.empty() && without_cr(line) == closing) return true;
       if (after(line, inline_end)) return false;  // closes a block not open here
       if (const auto name = after(line, inlined_already)) {
-        text.push_back(without_newline(include_of(file, *name)));
+        text.push_back(include_of(file, *name));
         continue;
       }
       const auto begin = after(line, inline_begin);
@@ -195,14 +195,9 @@ struct splitter {
         headers[at].text = restored;
       else if (headers[at].text != restored)
         return false;
-      text.push_back(without_newline(include_of(file, name)));
+      text.push_back(include_of(file, name));
     }
     return closing.empty();
-  }
-
-  static std::string without_newline(std::string s) {
-    if (!s.empty() && s.back() == '\n') s.pop_back();
-    return s;
   }
 };
 
