@@ -14,9 +14,23 @@ for f in "$src/kernels/stencil3d7/$backend/baseline_plain.$ext" "$src/kernels/st
   "$galapagos" eval --family stencil3d7 --backend "$backend" --no-baselines --json "$f" | tee /dev/stderr |
     /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["status"] == "ok" else 1)'
 done
-# A small search: configs/stencil3d7-cuda-ci.toml, on the HIP backend with its backend key changed.
+# The template's looping kernel (sweep_strided, for grids beyond the launch limits) on every
+# variant: a copy of the family whose template has a grid limit of 3 blocks per dimension, so
+# every shape of the acceptance set, and the timing size, loops over its tiles.
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/kernels"
+cp -r "$src/kernels/stencil3d7" "$dir/kernels/"
+strided=$dir/kernels/stencil3d7/$backend/stencil3d7.$ext
+{ echo "#define GLP_STENCIL3D7_GRID_LIMIT 3"; cat "$src/kernels/stencil3d7/$backend/stencil3d7.$ext"; } >"$strided"
+for variant in "Z_MARCH=0 SHARED=0 Z_CHUNK=0" "Z_MARCH=0 SHARED=1 Z_CHUNK=0" "Z_MARCH=1 SHARED=0 Z_CHUNK=8" \
+               "Z_MARCH=1 SHARED=1 Z_CHUNK=8"; do
+  set -- $variant
+  GALAPAGOS_KERNEL_PATH=$dir/kernels "$galapagos" eval --family stencil3d7 --backend "$backend" --no-baselines --json \
+    --param "$1" --param "$2" --param "$3" --param BLOCK_X=32 --param BLOCK_Y=4 --param UNROLL=2 "$strided" | tee /dev/stderr |
+    /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["status"] == "ok" else 1)'
+done
+# A small search: configs/stencil3d7-cuda-ci.toml, on the HIP backend with its backend key changed.
 sed "s/^backend = \"cuda\"/backend = \"$backend\"/" "$src/configs/stencil3d7-cuda-ci.toml" >"$dir/search.toml"
 grep -q "^backend = \"$backend\"" "$dir/search.toml"
 "$galapagos" run "$dir/search.toml" --out "$dir/search.h5"

@@ -8,8 +8,9 @@
 //   do it with one device-to-device memcpy).
 //
 // Plain CUDA/HIP-common device code: no runtime API calls here. The host helpers at the end only
-// check the arguments and compute the launch shape. Exactly one kernel, glp_stencil3d7::sweep,
-// is compiled per parameter point.
+// check the arguments and compute the launch shape. Two kernels are compiled per parameter point,
+// from one tile function: glp_stencil3d7::sweep (one tile per block) and sweep_strided (for grids
+// beyond the launch limits; plan::strided says which to launch).
 //
 // Tunable parameters (-DGLP_<NAME>=<int>; the defaults make the file compile on its own). Every
 // combination is correct for every shape; family.toml's constraints only drop duplicates and
@@ -121,33 +122,33 @@ __device__ __forceinline__ void store_v(double* p, double x) {
 
 __device__ __forceinline__ bool inside(int64_t a, int64_t n) { return a >= 1 && a <= n - 2; }
 
+// Each variant below defines tile(u, v, g, bx, by, zc): the work of one block on the tile (bx, by)
+// of the xy plane and the z step zc (a plane, or a chunk of planes when marching). Two kernels
+// are built from it (after the variants): sweep, one tile per block, for every grid within the
+// launch limits, and sweep_strided, whose blocks loop over the tiles, for grids beyond them. The
+// loops and their 64-bit counters stay out of the common kernel: around the marching loop they
+// cost the z-march 20% of its bandwidth on an H200.
+
 #if GLP_Z_MARCH == 0 && GLP_SHARED == 0
 // ------------------------------------------------------------------------------------------------
 // One thread per UNROLL points, one plane per block, every neighbour from global memory.
 // ------------------------------------------------------------------------------------------------
-__global__ void __launch_bounds__(NT) sweep(const double* __restrict__ u, double* __restrict__ v, grid_info g) {
+__device__ __forceinline__ void tile(const double* __restrict__ u, double* __restrict__ v, const grid_info& g, int64_t bx,
+                                     int64_t by, int64_t k) {
   const int tx = threadIdx.x, ty = threadIdx.y;
-  for (int64_t k = blockIdx.z; k < g.nz; k += gridDim.z) {
-    const bool kin = inside(k, g.nz);
-    for (int64_t by = blockIdx.y; by < g.nty; by += gridDim.y) {
-      const int64_t j = by * BY + ty;
-      if (j >= g.ny) continue;
-      const bool jkin = kin && inside(j, g.ny);
-      const int64_t row = (k * g.ny + j) * g.nx;
-      for (int64_t bx = blockIdx.x; bx < g.ntx; bx += gridDim.x) {
+  const int64_t j = by * BY + ty;
+  if (j >= g.ny) return;
+  const bool jkin = inside(k, g.nz) && inside(j, g.ny);
+  const int64_t row = (k * g.ny + j) * g.nx;
 #pragma unroll
-        for (int q = 0; q < U; ++q) {
-          const int64_t i = bx * TX + q * BX + tx;
-          if (i >= g.nx) continue;
-          const int64_t c = row + i;
-          const double uc = u[c];
-          double r = uc;
-          if (jkin && inside(i, g.nx))
-            r = kC * uc + kN * (u[c - 1] + u[c + 1] + u[c - g.sy] + u[c + g.sy] + u[c - g.sz] + u[c + g.sz]);
-          store_v(v + c, r);
-        }
-      }
-    }
+  for (int q = 0; q < U; ++q) {
+    const int64_t i = bx * TX + q * BX + tx;
+    if (i >= g.nx) continue;
+    const int64_t c = row + i;
+    const double uc = u[c];
+    double r = uc;
+    if (jkin && inside(i, g.nx)) r = kC * uc + kN * (u[c - 1] + u[c + 1] + u[c - g.sy] + u[c + g.sy] + u[c - g.sz] + u[c + g.sz]);
+    store_v(v + c, r);
   }
 }
 
@@ -158,113 +159,102 @@ __global__ void __launch_bounds__(NT) sweep(const double* __restrict__ u, double
 // column 0 / TX+1 are the halo. Halo cells outside the grid are never loaded and never read:
 // only interior points read neighbours, and an interior point's neighbours are all inside.
 // ------------------------------------------------------------------------------------------------
-__global__ void __launch_bounds__(NT) sweep(const double* __restrict__ u, double* __restrict__ v, grid_info g) {
-  __shared__ double tile[BY + 2][TX + 2];
+__device__ __forceinline__ void tile(const double* __restrict__ u, double* __restrict__ v, const grid_info& g, int64_t bx,
+                                     int64_t by, int64_t k) {
+  __shared__ double s[BY + 2][TX + 2];
   const int tx = threadIdx.x, ty = threadIdx.y;
-  for (int64_t k = blockIdx.z; k < g.nz; k += gridDim.z) {
-    const bool kin = inside(k, g.nz);
-    for (int64_t by = blockIdx.y; by < g.nty; by += gridDim.y) {
-      const int64_t j0 = by * BY, j = j0 + ty;
-      const bool jin = j < g.ny;
-      const bool jkin = kin && inside(j, g.ny);
-      const int64_t row = (k * g.ny + j) * g.nx;  // only dereferenced when jin
-      for (int64_t bx = blockIdx.x; bx < g.ntx; bx += gridDim.x) {
-        const int64_t x0 = bx * TX;
-        double cur[U];
+  const int64_t j0 = by * BY, j = j0 + ty;
+  const bool jin = j < g.ny;
+  const bool jkin = inside(k, g.nz) && inside(j, g.ny);
+  const int64_t row = (k * g.ny + j) * g.nx;  // only dereferenced when jin
+  const int64_t x0 = bx * TX;
+  double cur[U];
 #pragma unroll
-        for (int q = 0; q < U; ++q) {
-          const int64_t i = x0 + q * BX + tx;
-          cur[q] = (jin && i < g.nx) ? u[row + i] : 0.0;
-          tile[ty + 1][q * BX + tx + 1] = cur[q];
-        }
-        if (jin) {
-          if (tx == 0 && x0 > 0) tile[ty + 1][0] = u[row + x0 - 1];
-          if (tx == BX - 1 && x0 + TX < g.nx) tile[ty + 1][TX + 1] = u[row + x0 + TX];
-        }
-        if (ty == 0 && j0 > 0) {  // row j0-1 (this thread's j is j0)
+  for (int q = 0; q < U; ++q) {
+    const int64_t i = x0 + q * BX + tx;
+    cur[q] = (jin && i < g.nx) ? u[row + i] : 0.0;
+    s[ty + 1][q * BX + tx + 1] = cur[q];
+  }
+  if (jin) {
+    if (tx == 0 && x0 > 0) s[ty + 1][0] = u[row + x0 - 1];
+    if (tx == BX - 1 && x0 + TX < g.nx) s[ty + 1][TX + 1] = u[row + x0 + TX];
+  }
+  if (ty == 0 && j0 > 0) {  // row j0-1 (this thread's j is j0)
 #pragma unroll
-          for (int q = 0; q < U; ++q) {
-            const int64_t i = x0 + q * BX + tx;
-            if (i < g.nx) tile[0][q * BX + tx + 1] = u[row - g.sy + i];
-          }
-        }
-        if (ty == BY - 1 && j0 + BY < g.ny) {  // row j0+BY (this thread's j is j0+BY-1 < ny)
-#pragma unroll
-          for (int q = 0; q < U; ++q) {
-            const int64_t i = x0 + q * BX + tx;
-            if (i < g.nx) tile[BY + 1][q * BX + tx + 1] = u[row + g.sy + i];
-          }
-        }
-        __syncthreads();
-        if (jin) {
-#pragma unroll
-          for (int q = 0; q < U; ++q) {
-            const int64_t i = x0 + q * BX + tx;
-            if (i >= g.nx) continue;
-            const int64_t c = row + i;
-            const int x = q * BX + tx + 1;
-            double r = cur[q];
-            if (jkin && inside(i, g.nx))
-              r = kC * cur[q] + kN * (tile[ty + 1][x - 1] + tile[ty + 1][x + 1] + tile[ty][x] + tile[ty + 2][x] +
-                                      u[c - g.sz] + u[c + g.sz]);
-            store_v(v + c, r);
-          }
-        }
-        __syncthreads();  // the tile is rewritten by the next iteration
-      }
+    for (int q = 0; q < U; ++q) {
+      const int64_t i = x0 + q * BX + tx;
+      if (i < g.nx) s[0][q * BX + tx + 1] = u[row - g.sy + i];
     }
   }
+  if (ty == BY - 1 && j0 + BY < g.ny) {  // row j0+BY (this thread's j is j0+BY-1 < ny)
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      const int64_t i = x0 + q * BX + tx;
+      if (i < g.nx) s[BY + 1][q * BX + tx + 1] = u[row + g.sy + i];
+    }
+  }
+  __syncthreads();
+  if (jin) {
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      const int64_t i = x0 + q * BX + tx;
+      if (i >= g.nx) continue;
+      const int64_t c = row + i;
+      const int x = q * BX + tx + 1;
+      double r = cur[q];
+      if (jkin && inside(i, g.nx))
+        r = kC * cur[q] + kN * (s[ty + 1][x - 1] + s[ty + 1][x + 1] + s[ty][x] + s[ty + 2][x] + u[c - g.sz] + u[c + g.sz]);
+      store_v(v + c, r);
+    }
+  }
+  __syncthreads();  // the tile is rewritten by the block's next tile (sweep_strided)
 }
 
 #elif GLP_Z_MARCH == 1 && GLP_SHARED == 0
 // ------------------------------------------------------------------------------------------------
 // 2.5-D blocking: each thread marches over the planes [k0, k1) of its chunk, keeping u at
 // k-1 (below), k (cur) and k+1 (above) of its UNROLL points in registers; x and y neighbours
-// come from global memory.
+// come from global memory (L1 and L2 catch the reuse). Addresses step by one plane per step (no
+// 64-bit multiply in the loop): on an H200 that, with no tile loops around it (sweep), takes the
+// march from 67% to 88% of the copy bandwidth at 512x512x384.
 // ------------------------------------------------------------------------------------------------
-__global__ void __launch_bounds__(NT) sweep(const double* __restrict__ u, double* __restrict__ v, grid_info g) {
+__device__ __forceinline__ void tile(const double* __restrict__ u, double* __restrict__ v, const grid_info& g, int64_t bx,
+                                     int64_t by, int64_t zc) {
   const int tx = threadIdx.x, ty = threadIdx.y;
-  for (int64_t zc = blockIdx.z; zc < g.nzb; zc += gridDim.z) {
-    const int64_t k0 = zc * g.zchunk;
-    const int64_t k1 = k0 + g.zchunk < g.nz ? k0 + g.zchunk : g.nz;
-    for (int64_t by = blockIdx.y; by < g.nty; by += gridDim.y) {
-      const int64_t j = by * BY + ty;
-      if (j >= g.ny) continue;
-      const bool jin = inside(j, g.ny);
-      for (int64_t bx = blockIdx.x; bx < g.ntx; bx += gridDim.x) {
-        int64_t i[U];
-        bool in[U], iin[U];
-        double below[U], cur[U], above[U];
-        const int64_t row0 = (k0 * g.ny + j) * g.nx;
+  const int64_t j = by * BY + ty;
+  if (j >= g.ny) return;
+  const bool jin = inside(j, g.ny);
+  const int64_t k0 = zc * g.zchunk;
+  const int64_t k1 = k0 + g.zchunk < g.nz ? k0 + g.zchunk : g.nz;
+  const int64_t x0 = bx * TX + tx;
+  bool in[U], iin[U];
+  double below[U], cur[U], above[U];
+  const double* p = u + (k0 * g.ny + j) * g.nx + x0;  // (x0, j, k) for the current plane k
+  double* w = v + (p - u);
 #pragma unroll
-        for (int q = 0; q < U; ++q) {
-          i[q] = bx * TX + q * BX + tx;
-          in[q] = i[q] < g.nx;
-          iin[q] = jin && inside(i[q], g.nx);
-          cur[q] = in[q] ? u[row0 + i[q]] : 0.0;
-          below[q] = (in[q] && k0 > 0) ? u[row0 - g.sz + i[q]] : 0.0;
-        }
-        for (int64_t k = k0; k < k1; ++k) {
-          const int64_t row = (k * g.ny + j) * g.nx;
-          const bool kin = inside(k, g.nz);
-          const bool up = k + 1 < g.nz;
+  for (int q = 0; q < U; ++q) {
+    in[q] = x0 + q * BX < g.nx;
+    iin[q] = jin && inside(x0 + q * BX, g.nx);
+    cur[q] = in[q] ? p[q * BX] : 0.0;
+    below[q] = (in[q] && k0 > 0) ? p[q * BX - g.sz] : 0.0;
+  }
+  for (int64_t k = k0; k < k1; ++k, p += g.sz, w += g.sz) {
+    const bool kin = inside(k, g.nz);
+    const bool up = k + 1 < g.nz;
 #pragma unroll
-          for (int q = 0; q < U; ++q) above[q] = (in[q] && up) ? u[row + g.sz + i[q]] : 0.0;
+    for (int q = 0; q < U; ++q) above[q] = (in[q] && up) ? p[q * BX + g.sz] : 0.0;
 #pragma unroll
-          for (int q = 0; q < U; ++q) {
-            if (!in[q]) continue;
-            const int64_t c = row + i[q];
-            double r = cur[q];
-            if (kin && iin[q]) r = kC * cur[q] + kN * (u[c - 1] + u[c + 1] + u[c - g.sy] + u[c + g.sy] + below[q] + above[q]);
-            store_v(v + c, r);
-          }
+    for (int q = 0; q < U; ++q) {
+      if (!in[q]) continue;
+      const double* c = p + q * BX;
+      double r = cur[q];
+      if (kin && iin[q]) r = kC * cur[q] + kN * (c[-1] + c[1] + c[-g.sy] + c[g.sy] + below[q] + above[q]);
+      store_v(w + q * BX, r);
+    }
 #pragma unroll
-          for (int q = 0; q < U; ++q) {
-            below[q] = cur[q];
-            cur[q] = above[q];
-          }
-        }
-      }
+    for (int q = 0; q < U; ++q) {
+      below[q] = cur[q];
+      cur[q] = above[q];
     }
   }
 }
@@ -272,82 +262,90 @@ __global__ void __launch_bounds__(NT) sweep(const double* __restrict__ u, double
 #else  // GLP_Z_MARCH == 1 && GLP_SHARED == 1
 // ------------------------------------------------------------------------------------------------
 // 2.5-D blocking with the current plane's tile (plus halo) staged in shared memory. The tile is
-// double-buffered: plane step s writes buffer s%2, waits at one barrier, then reads it. A thread
-// can only write buffer s%2 again at step s+2, after the barrier of step s+1, which every thread
-// reaches only after its reads of step s: one barrier per plane is enough. The buffer parity runs
-// on across tiles and chunks of the grid-stride loops, so the argument holds there too.
+// double-buffered: plane step t writes buffer t%2, waits at one barrier, then reads it. A thread
+// can only write buffer t%2 again at step t+2, after the barrier of step t+1, which every thread
+// reaches only after its reads of step t: one barrier per plane is enough. The barrier at the end
+// keeps the block's next tile (sweep_strided) from writing a buffer still being read.
 // ------------------------------------------------------------------------------------------------
-__global__ void __launch_bounds__(NT) sweep(const double* __restrict__ u, double* __restrict__ v, grid_info g) {
-  __shared__ double tile[2][BY + 2][TX + 2];
+__device__ __forceinline__ void tile(const double* __restrict__ u, double* __restrict__ v, const grid_info& g, int64_t bx,
+                                     int64_t by, int64_t zc) {
+  __shared__ double s[2][BY + 2][TX + 2];
   const int tx = threadIdx.x, ty = threadIdx.y;
-  int b = 0;  // buffer of the current plane step
-  for (int64_t zc = blockIdx.z; zc < g.nzb; zc += gridDim.z) {
-    const int64_t k0 = zc * g.zchunk;
-    const int64_t k1 = k0 + g.zchunk < g.nz ? k0 + g.zchunk : g.nz;
-    for (int64_t by = blockIdx.y; by < g.nty; by += gridDim.y) {
-      const int64_t j0 = by * BY, j = j0 + ty;
-      const bool jin = j < g.ny;
-      const bool jint = inside(j, g.ny);
-      for (int64_t bx = blockIdx.x; bx < g.ntx; bx += gridDim.x) {
-        const int64_t x0 = bx * TX;
-        int64_t i[U];
-        bool in[U], iin[U];
-        double below[U], cur[U], above[U];
-        const int64_t row0 = (k0 * g.ny + j) * g.nx;  // only dereferenced when jin
+  const int64_t k0 = zc * g.zchunk;
+  const int64_t k1 = k0 + g.zchunk < g.nz ? k0 + g.zchunk : g.nz;
+  const int64_t j0 = by * BY, j = j0 + ty;
+  const bool jin = j < g.ny;
+  const bool jint = inside(j, g.ny);
+  const int64_t x0 = bx * TX;
+  int64_t i[U];
+  bool in[U], iin[U];
+  double below[U], cur[U], above[U];
+  const int64_t row0 = (k0 * g.ny + j) * g.nx;  // only dereferenced when jin
 #pragma unroll
-        for (int q = 0; q < U; ++q) {
-          i[q] = x0 + q * BX + tx;
-          in[q] = jin && i[q] < g.nx;
-          iin[q] = jint && inside(i[q], g.nx);
-          cur[q] = in[q] ? u[row0 + i[q]] : 0.0;
-          below[q] = (in[q] && k0 > 0) ? u[row0 - g.sz + i[q]] : 0.0;
-        }
-        for (int64_t k = k0; k < k1; ++k) {
-          const int64_t row = (k * g.ny + j) * g.nx;
-          const bool kin = inside(k, g.nz);
-          const bool up = k + 1 < g.nz;
-#pragma unroll
-          for (int q = 0; q < U; ++q) above[q] = (in[q] && up) ? u[row + g.sz + i[q]] : 0.0;
-          // stage plane k: the centre from registers, the halo from global memory
-#pragma unroll
-          for (int q = 0; q < U; ++q) tile[b][ty + 1][q * BX + tx + 1] = cur[q];
-          if (jin) {
-            if (tx == 0 && x0 > 0) tile[b][ty + 1][0] = u[row + x0 - 1];
-            if (tx == BX - 1 && x0 + TX < g.nx) tile[b][ty + 1][TX + 1] = u[row + x0 + TX];
-          }
-          if (ty == 0 && j0 > 0) {  // row j0-1
-#pragma unroll
-            for (int q = 0; q < U; ++q)
-              if (i[q] < g.nx) tile[b][0][q * BX + tx + 1] = u[row - g.sy + i[q]];
-          }
-          if (ty == BY - 1 && j0 + BY < g.ny) {  // row j0+BY
-#pragma unroll
-            for (int q = 0; q < U; ++q)
-              if (i[q] < g.nx) tile[b][BY + 1][q * BX + tx + 1] = u[row + g.sy + i[q]];
-          }
-          __syncthreads();
-#pragma unroll
-          for (int q = 0; q < U; ++q) {
-            if (!in[q]) continue;
-            const int x = q * BX + tx + 1;
-            double r = cur[q];
-            if (kin && iin[q])
-              r = kC * cur[q] + kN * (tile[b][ty + 1][x - 1] + tile[b][ty + 1][x + 1] + tile[b][ty][x] +
-                                      tile[b][ty + 2][x] + below[q] + above[q]);
-            store_v(v + row + i[q], r);
-          }
-#pragma unroll
-          for (int q = 0; q < U; ++q) {
-            below[q] = cur[q];
-            cur[q] = above[q];
-          }
-          b ^= 1;
-        }
-      }
-    }
+  for (int q = 0; q < U; ++q) {
+    i[q] = x0 + q * BX + tx;
+    in[q] = jin && i[q] < g.nx;
+    iin[q] = jint && inside(i[q], g.nx);
+    cur[q] = in[q] ? u[row0 + i[q]] : 0.0;
+    below[q] = (in[q] && k0 > 0) ? u[row0 - g.sz + i[q]] : 0.0;
   }
+  int b = 0;  // buffer of the current plane step
+  for (int64_t k = k0; k < k1; ++k) {
+    const int64_t row = (k * g.ny + j) * g.nx;
+    const bool kin = inside(k, g.nz);
+    const bool up = k + 1 < g.nz;
+#pragma unroll
+    for (int q = 0; q < U; ++q) above[q] = (in[q] && up) ? u[row + g.sz + i[q]] : 0.0;
+    // stage plane k: the centre from registers, the halo from global memory
+#pragma unroll
+    for (int q = 0; q < U; ++q) s[b][ty + 1][q * BX + tx + 1] = cur[q];
+    if (jin) {
+      if (tx == 0 && x0 > 0) s[b][ty + 1][0] = u[row + x0 - 1];
+      if (tx == BX - 1 && x0 + TX < g.nx) s[b][ty + 1][TX + 1] = u[row + x0 + TX];
+    }
+    if (ty == 0 && j0 > 0) {  // row j0-1
+#pragma unroll
+      for (int q = 0; q < U; ++q)
+        if (i[q] < g.nx) s[b][0][q * BX + tx + 1] = u[row - g.sy + i[q]];
+    }
+    if (ty == BY - 1 && j0 + BY < g.ny) {  // row j0+BY
+#pragma unroll
+      for (int q = 0; q < U; ++q)
+        if (i[q] < g.nx) s[b][BY + 1][q * BX + tx + 1] = u[row + g.sy + i[q]];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      if (!in[q]) continue;
+      const int x = q * BX + tx + 1;
+      double r = cur[q];
+      if (kin && iin[q])
+        r = kC * cur[q] +
+            kN * (s[b][ty + 1][x - 1] + s[b][ty + 1][x + 1] + s[b][ty][x] + s[b][ty + 2][x] + below[q] + above[q]);
+      store_v(v + row + i[q], r);
+    }
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      below[q] = cur[q];
+      cur[q] = above[q];
+    }
+    b ^= 1;
+  }
+  __syncthreads();
 }
 #endif
+
+// One tile per block: the grid is (tiles in x, tiles in y, z steps).
+__global__ void __launch_bounds__(NT) sweep(const double* __restrict__ u, double* __restrict__ v, grid_info g) {
+  tile(u, v, g, blockIdx.x, blockIdx.y, blockIdx.z);
+}
+
+// A grid beyond the launch limits: each block loops over the tiles its position stands for.
+__global__ void __launch_bounds__(NT) sweep_strided(const double* __restrict__ u, double* __restrict__ v, grid_info g) {
+  for (int64_t zc = blockIdx.z; zc < g.nzb; zc += gridDim.z)
+    for (int64_t by = blockIdx.y; by < g.nty; by += gridDim.y)
+      for (int64_t bx = blockIdx.x; bx < g.ntx; bx += gridDim.x) tile(u, v, g, bx, by, zc);
+}
 
 // ------------------------------------------------------------------------------------------------
 // Host side (no runtime calls): argument checks and the launch shape.
@@ -357,6 +355,7 @@ struct plan {
   double* v = nullptr;
   int64_t n = 0;           // points
   bool copy_only = false;  // a dimension < 3: v = u
+  bool strided = false;    // the tiles exceed the launch limits: launch sweep_strided
   grid_info g{};
   dim3 grid, block;
 };
@@ -391,8 +390,14 @@ inline int make_plan(const glp_arg* args, int nargs, const int64_t* sizes, plan&
   g.zchunk = 1;
   g.nzb = nz;
 #endif
-  // Grid limits: x < 2^31, y and z <= 65535; the kernels loop over what does not fit.
-  const int64_t max_x = 2147483647, max_yz = 65535;
+  // Grid limits: x < 2^31, y and z <= 65535; beyond them sweep_strided loops over the tiles.
+  // GLP_STENCIL3D7_GRID_LIMIT lowers every limit, so that a small grid takes that path too (tests).
+#ifndef GLP_STENCIL3D7_GRID_LIMIT
+#define GLP_STENCIL3D7_GRID_LIMIT 2147483647
+#endif
+  const int64_t limit = GLP_STENCIL3D7_GRID_LIMIT;
+  const int64_t max_x = limit, max_yz = limit < 65535 ? limit : 65535;
+  p.strided = g.ntx > max_x || g.nty > max_yz || g.nzb > max_yz;
   p.grid = dim3(static_cast<unsigned>(g.ntx < max_x ? g.ntx : max_x), static_cast<unsigned>(g.nty < max_yz ? g.nty : max_yz),
                 static_cast<unsigned>(g.nzb < max_yz ? g.nzb : max_yz));
   p.block = dim3(BX, BY, 1);

@@ -10,6 +10,7 @@
 // glp-check-point: -DGLP_Z_MARCH=0 -DGLP_SHARED=1 -DGLP_BLOCK_X=256 -DGLP_BLOCK_Y=1 -DGLP_UNROLL=4 -DGLP_Z_CHUNK=0 -DGLP_STREAM=1
 // glp-check-point: -DGLP_Z_MARCH=1 -DGLP_SHARED=1 -DGLP_BLOCK_X=32 -DGLP_BLOCK_Y=16 -DGLP_UNROLL=1 -DGLP_Z_CHUNK=4 -DGLP_STREAM=0
 // glp-check-point: -DGLP_Z_MARCH=1 -DGLP_SHARED=0 -DGLP_BLOCK_X=256 -DGLP_BLOCK_Y=4 -DGLP_UNROLL=4 -DGLP_Z_CHUNK=0 -DGLP_STREAM=1
+// glp-check-point: -DGLP_Z_MARCH=1 -DGLP_SHARED=1 -DGLP_BLOCK_X=32 -DGLP_BLOCK_Y=4 -DGLP_UNROLL=2 -DGLP_Z_CHUNK=8 -DGLP_STREAM=0 -DGLP_STENCIL3D7_GRID_LIMIT=3
 #ifndef GLP_HIP_ON_CUDA
 #include <hip/hip_runtime.h>
 #endif
@@ -25,7 +26,10 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   const hipStream_t s = static_cast<hipStream_t>(stream);
   if (p.copy_only)  // a dimension < 3: every point is boundary
     return hipMemcpyAsync(p.v, p.u, static_cast<size_t>(p.n) * sizeof(double), hipMemcpyDeviceToDevice, s) == hipSuccess ? 0 : 6;
-  hipLaunchKernelGGL(glp_stencil3d7::sweep, p.grid, p.block, 0, s, p.u, p.v, p.g);
+  if (p.strided)
+    hipLaunchKernelGGL(glp_stencil3d7::sweep_strided, p.grid, p.block, 0, s, p.u, p.v, p.g);
+  else
+    hipLaunchKernelGGL(glp_stencil3d7::sweep, p.grid, p.block, 0, s, p.u, p.v, p.g);
   return hipGetLastError() == hipSuccess ? 0 : 6;
 }
 // galapagos:evolve-end
