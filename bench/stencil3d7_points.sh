@@ -15,7 +15,7 @@ trees=(now)
 mkdir -p "$work/now"
 cp -r kernels/stencil3d7/cuda kernels/stencil3d7/cuda_hip "$work/now/"
 if [[ -n $rev ]]; then
-  trees+=(rev)  # its builds are named rev:...
+  trees+=(rev)  # its builds are named rev_...
   mkdir -p "$work/rev/cuda" "$work/rev/cuda_hip"
   git show "$rev:kernels/stencil3d7/cuda/stencil3d7.cu" >"$work/rev/cuda/stencil3d7.cu"
   git show "$rev:kernels/stencil3d7/cuda_hip/stencil3d7_kernels.hpp" >"$work/rev/cuda_hip/stencil3d7_kernels.hpp"
@@ -36,10 +36,11 @@ done
 jobs=()
 for tree in "${trees[@]}"; do
   for p in "${points[@]}"; do
-    name=$(echo "${p:-defaults}" | sed 's/-DGLP_//g; s/ /,/g')
-    jobs+=("$nvcc -std=c++17 -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I kernels/include $p $work/$tree/cuda/stencil3d7.cu -o $work/$tree:$name.so")
+    # nvcc's fatbinary reads ',' '=' ':' in a file name as option syntax: names use '_' and '-'.
+    name=$(echo "${p:-defaults}" | sed 's/-DGLP_//g; s/=/-/g; s/ /_/g')
+    jobs+=("$nvcc -std=c++17 -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I kernels/include $p $work/$tree/cuda/stencil3d7.cu -o $work/${tree}_$name.so")
   done
 done
 printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} sh -c '{}'
 # The working tree's defaults first (the checked one), then the rest, each tree's points together.
-"$work/bench" "$work/now:defaults.so" $(ls "$work"/*.so | grep -v "/now:defaults.so$")
+"$work/bench" "$work/now_defaults.so" $(ls "$work"/*.so | grep -v "/now_defaults.so$")
