@@ -62,8 +62,8 @@ if gpu:
     template = os.path.join(family_dir, gpu, f"stencil3d7.{ext}")
     header = os.path.join(family_dir, "cuda_hip", "stencil3d7_kernels.hpp")
     included = "../cuda_hip/stencil3d7_kernels.hpp"
-    slow = "  __shared__ double tile[BY + 2][TX + 2];"
-    fast = "  __shared__ double tile[BY + 2][TX + 2 + 1];  // one column of padding"
+    slow = "  __shared__ double plane[BY + 2][TX + 2];"
+    fast = "  __shared__ double plane[BY + 2][TX + 2 + 1];  // one column of padding"
     kernel_paths = ""
 else:
     family = "llm_shared_kernel"

@@ -63,10 +63,10 @@ class InlinedGpuBuild : public ::testing::Test {
   void build_edited(const std::string& compiler, const std::string& flags, const std::string& backend, const std::string& ext) {
     const fs::path tmpl = source_dir / "kernels" / "stencil3d7" / backend / ("stencil3d7" + ext);
     const std::string t = gp::inline_local_includes(tmpl, source_dir / "kernels" / "stencil3d7").text;
-    const std::string line = "  __shared__ double tile[BY + 2][TX + 2];\n";
-    const auto good = gp::apply_edits(t, {{line, "  __shared__ double tile[BY + 2][TX + 2 + 1];  // padded\n"}});
+    const std::string line = "  __shared__ double plane[BY + 2][TX + 2];\n";
+    const auto good = gp::apply_edits(t, {{line, "  __shared__ double plane[BY + 2][TX + 2 + 1];  // padded\n"}});
     ASSERT_EQ(good.applied(), 1) << good.outcomes[0].reason;
-    const auto bad = gp::apply_edits(t, {{line, "  __shared__ double tile[BY + 2][TX + 2] = not_declared;\n"}});
+    const auto bad = gp::apply_edits(t, {{line, "  __shared__ double plane[BY + 2][TX + 2] = not_declared;\n"}});
     ASSERT_EQ(bad.applied(), 1);
     const std::string shared = flags + " -DGLP_SHARED=1 -DGLP_Z_MARCH=0";
     std::string log;

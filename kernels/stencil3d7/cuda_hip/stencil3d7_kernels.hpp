@@ -155,13 +155,13 @@ __device__ __forceinline__ void tile(const double* __restrict__ u, double* __res
 #elif GLP_Z_MARCH == 0 && GLP_SHARED == 1
 // ------------------------------------------------------------------------------------------------
 // One plane per block; the xy tile with its halo is staged in shared memory, z neighbours come
-// from global memory. tile[1 + y][1 + x] holds the point (x0 + x, j0 + y); row 0 / BY+1 and
+// from global memory. plane[1 + y][1 + x] holds the point (x0 + x, j0 + y); row 0 / BY+1 and
 // column 0 / TX+1 are the halo. Halo cells outside the grid are never loaded and never read:
 // only interior points read neighbours, and an interior point's neighbours are all inside.
 // ------------------------------------------------------------------------------------------------
 __device__ __forceinline__ void tile(const double* __restrict__ u, double* __restrict__ v, const grid_info& g, int64_t bx,
                                      int64_t by, int64_t k) {
-  __shared__ double s[BY + 2][TX + 2];
+  __shared__ double plane[BY + 2][TX + 2];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t j0 = by * BY, j = j0 + ty;
   const bool jin = j < g.ny;
@@ -173,24 +173,24 @@ __device__ __forceinline__ void tile(const double* __restrict__ u, double* __res
   for (int q = 0; q < U; ++q) {
     const int64_t i = x0 + q * BX + tx;
     cur[q] = (jin && i < g.nx) ? u[row + i] : 0.0;
-    s[ty + 1][q * BX + tx + 1] = cur[q];
+    plane[ty + 1][q * BX + tx + 1] = cur[q];
   }
   if (jin) {
-    if (tx == 0 && x0 > 0) s[ty + 1][0] = u[row + x0 - 1];
-    if (tx == BX - 1 && x0 + TX < g.nx) s[ty + 1][TX + 1] = u[row + x0 + TX];
+    if (tx == 0 && x0 > 0) plane[ty + 1][0] = u[row + x0 - 1];
+    if (tx == BX - 1 && x0 + TX < g.nx) plane[ty + 1][TX + 1] = u[row + x0 + TX];
   }
   if (ty == 0 && j0 > 0) {  // row j0-1 (this thread's j is j0)
 #pragma unroll
     for (int q = 0; q < U; ++q) {
       const int64_t i = x0 + q * BX + tx;
-      if (i < g.nx) s[0][q * BX + tx + 1] = u[row - g.sy + i];
+      if (i < g.nx) plane[0][q * BX + tx + 1] = u[row - g.sy + i];
     }
   }
   if (ty == BY - 1 && j0 + BY < g.ny) {  // row j0+BY (this thread's j is j0+BY-1 < ny)
 #pragma unroll
     for (int q = 0; q < U; ++q) {
       const int64_t i = x0 + q * BX + tx;
-      if (i < g.nx) s[BY + 1][q * BX + tx + 1] = u[row + g.sy + i];
+      if (i < g.nx) plane[BY + 1][q * BX + tx + 1] = u[row + g.sy + i];
     }
   }
   __syncthreads();
@@ -203,7 +203,7 @@ __device__ __forceinline__ void tile(const double* __restrict__ u, double* __res
       const int x = q * BX + tx + 1;
       double r = cur[q];
       if (jkin && inside(i, g.nx))
-        r = kC * cur[q] + kN * (s[ty + 1][x - 1] + s[ty + 1][x + 1] + s[ty][x] + s[ty + 2][x] + u[c - g.sz] + u[c + g.sz]);
+        r = kC * cur[q] + kN * (plane[ty + 1][x - 1] + plane[ty + 1][x + 1] + plane[ty][x] + plane[ty + 2][x] + u[c - g.sz] + u[c + g.sz]);
       store_v(v + c, r);
     }
   }
@@ -269,7 +269,7 @@ __device__ __forceinline__ void tile(const double* __restrict__ u, double* __res
 // ------------------------------------------------------------------------------------------------
 __device__ __forceinline__ void tile(const double* __restrict__ u, double* __restrict__ v, const grid_info& g, int64_t bx,
                                      int64_t by, int64_t zc) {
-  __shared__ double s[2][BY + 2][TX + 2];
+  __shared__ double plane[2][BY + 2][TX + 2];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t k0 = zc * g.zchunk;
   const int64_t k1 = k0 + g.zchunk < g.nz ? k0 + g.zchunk : g.nz;
@@ -298,20 +298,20 @@ __device__ __forceinline__ void tile(const double* __restrict__ u, double* __res
     for (int q = 0; q < U; ++q) above[q] = (in[q] && up) ? u[row + g.sz + i[q]] : 0.0;
     // stage plane k: the centre from registers, the halo from global memory
 #pragma unroll
-    for (int q = 0; q < U; ++q) s[b][ty + 1][q * BX + tx + 1] = cur[q];
+    for (int q = 0; q < U; ++q) plane[b][ty + 1][q * BX + tx + 1] = cur[q];
     if (jin) {
-      if (tx == 0 && x0 > 0) s[b][ty + 1][0] = u[row + x0 - 1];
-      if (tx == BX - 1 && x0 + TX < g.nx) s[b][ty + 1][TX + 1] = u[row + x0 + TX];
+      if (tx == 0 && x0 > 0) plane[b][ty + 1][0] = u[row + x0 - 1];
+      if (tx == BX - 1 && x0 + TX < g.nx) plane[b][ty + 1][TX + 1] = u[row + x0 + TX];
     }
     if (ty == 0 && j0 > 0) {  // row j0-1
 #pragma unroll
       for (int q = 0; q < U; ++q)
-        if (i[q] < g.nx) s[b][0][q * BX + tx + 1] = u[row - g.sy + i[q]];
+        if (i[q] < g.nx) plane[b][0][q * BX + tx + 1] = u[row - g.sy + i[q]];
     }
     if (ty == BY - 1 && j0 + BY < g.ny) {  // row j0+BY
 #pragma unroll
       for (int q = 0; q < U; ++q)
-        if (i[q] < g.nx) s[b][BY + 1][q * BX + tx + 1] = u[row + g.sy + i[q]];
+        if (i[q] < g.nx) plane[b][BY + 1][q * BX + tx + 1] = u[row + g.sy + i[q]];
     }
     __syncthreads();
 #pragma unroll
@@ -321,7 +321,7 @@ __device__ __forceinline__ void tile(const double* __restrict__ u, double* __res
       double r = cur[q];
       if (kin && iin[q])
         r = kC * cur[q] +
-            kN * (s[b][ty + 1][x - 1] + s[b][ty + 1][x + 1] + s[b][ty][x] + s[b][ty + 2][x] + below[q] + above[q]);
+            kN * (plane[b][ty + 1][x - 1] + plane[b][ty + 1][x + 1] + plane[b][ty][x] + plane[b][ty + 2][x] + below[q] + above[q]);
       store_v(v + row + i[q], r);
     }
 #pragma unroll
