@@ -126,8 +126,9 @@ __device__ __forceinline__ bool inside(int64_t a, int64_t n) { return a >= 1 && 
 // of the xy plane and the z step zc (a plane, or a chunk of planes when marching). Two kernels
 // are built from it (after the variants): sweep, one tile per block, for every grid within the
 // launch limits, and sweep_strided, whose blocks loop over the tiles, for grids beyond them. The
-// loops and their 64-bit counters stay out of the common kernel: around the marching loop they
-// cost the z-march 20% of its bandwidth on an H200.
+// loops and their 64-bit counters stay out of the common kernel: with the march's per-plane
+// address multiplies they held it at 67% of the copy bandwidth on an H200, 88% without
+// (docs/BENCHMARKS.md).
 
 #if GLP_Z_MARCH == 0 && GLP_SHARED == 0
 // ------------------------------------------------------------------------------------------------
