@@ -98,6 +98,8 @@ def _how(row, by_id, migrations):
         return f"LLM rewrite of candidate {pid}" if pid is not None else "LLM rewrite"
     if origin == "random":
         return "drawn at random"
+    if origin == "template":
+        return "the template's own defaults, tried first"
     if origin == "offspring":
         # The GA names the one or two members it bred from; a model-based strategy (forest,
         # hybrid, annealing, ...) proposes from every point measured so far, and names none.

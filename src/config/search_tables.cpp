@@ -47,7 +47,7 @@ void read_search(const toml_section& s, search_settings& out) {
 // given, else `kind` for every island.
 void read_strategy(const toml_section& t, search_settings& out) {
   t.allow_only({"kind", "kinds", "initial", "local_share", "local_elites", "temperature", "cooling", "restart_after",
-                "random_share", "pool", "warm_start"});
+                "random_share", "pool", "warm_start", "template_first"});
   auto& base = out.strategy;
   base.kind = t.str("kind", base.kind);
   base.initial = t.whole("initial", base.initial, 0, max_count);
@@ -66,6 +66,7 @@ void read_strategy(const toml_section& t, search_settings& out) {
     check(t, s);
   }
   if (out.strategy_kinds.empty()) out.strategy_kinds.push_back(base.kind);
+  out.template_first = t.boolean("template_first", out.template_first);
   out.warm_start.clear();
   for (const auto& f : t.strings("warm_start")) {
     if (f.empty()) t.fail("warm_start", "holds an empty file name");

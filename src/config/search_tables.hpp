@@ -41,6 +41,10 @@ struct search_settings {
   // [strategy] warm_start: recordings of related searches (simulate/warm_start.hpp), relative
   // paths resolved against the config file's folder.
   std::vector<std::filesystem::path> warm_start;
+  // [strategy] template_first: island 0 evaluates the template's own point (the GLP_ defaults its
+  // source defines) before anything the strategy proposes, so that the search's best is never
+  // slower than that point as measured.
+  bool template_first = true;
   migration_settings migration;
 };
 

@@ -24,6 +24,11 @@ island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_si
   template_for_model_ = propose::inline_local_includes(tmpl.source, s.family.dir).text;
   variant_of_hash_[util::hash_text(template_for_model_)] = 0;
   variant_of_program_[util::hash_text(propose::program_text(template_for_model_))] = 0;
+  if (s.config.template_first && me == 0) {
+    template_point_ = propose::defined_point(template_for_model_, *s.space);
+    if (!template_point_)
+      report::detail("island 0: the template does not define a valid value for every parameter; its point is not tried first");
+  }
   for (const auto& b : s.family.backend(s.config.backend).baselines)
     if (b.name == best_baseline_name_) fastest_baseline_ = &b;
   const auto& kinds = s.config.strategy_kinds;

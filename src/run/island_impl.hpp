@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -65,6 +66,7 @@ struct todo_item {
   core::point p;
   std::int64_t parent = -1;
   std::vector<std::int64_t> bred_from;  // bred here: the population members it came from
+  const char* origin = nullptr;         // what the results file says it came from, when not the usual
 };
 
 class island_driver::impl {
@@ -264,6 +266,7 @@ class island_driver::impl {
   int stagnant_in_session_ = 0;  // the same, counted from this session's start (the stagnation rule)
   // The stopping rule ([run] target_roofline, stagnant_generations) this island's last generation reached.
   stop_reason rule_reached() const;
+  std::optional<core::genome> template_point_;      // island 0's first candidate ([strategy] template_first)
   std::vector<core::point> declared_to_try_;        // values of parameters a model declared, not tried yet
   std::unique_ptr<core::strategy> strategy_;        // null: the island's GA proposes the template's genomes
   std::map<std::string, std::string> prompt_base_;  // what every variation prompt says of family and hardware

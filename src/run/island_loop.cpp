@@ -40,6 +40,15 @@ void island_driver::impl::run(store::results_file* file) {
                            : 0;
     int genetic = std::max(want - by_llm, 0);
     const int genetic_asked = genetic;
+    // Island 0 starts where the template's author left it: its own defaults, first.
+    if (template_point_ && island_.generation() == 0 && genetic > 0) {
+      const core::point p{0, *template_point_};
+      if (!island_.seen(p)) {
+        mark_seen(p);
+        todo.push_back({p, -2, {}, "template"});
+        --genetic;
+      }
+    }
     // An accepted rewrite's new parameters are tried at each of their values first.
     for (; genetic > 0 && !declared_to_try_.empty(); declared_to_try_.erase(declared_to_try_.begin()))
       if (!island_.seen(declared_to_try_.front())) {
@@ -91,7 +100,9 @@ void island_driver::impl::run(store::results_file* file) {
         continue;
       const auto e0 = std::chrono::steady_clock::now();
       evaluate(t.p, t.parent >= 0 ? std::vector<std::int64_t>{t.parent} : t.bred_from,
-               t.parent >= 0 ? "migrant" : (island_.generation() == 0 ? "random" : "offspring"));
+               t.origin        ? t.origin
+               : t.parent >= 0 ? "migrant"
+                               : (island_.generation() == 0 ? "random" : "offspring"));
       longest_eval_s_ = std::max(longest_eval_s_, std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
     }
     const int evaluated_before_llm = evaluated_;

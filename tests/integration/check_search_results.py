@@ -10,6 +10,7 @@ search-time speedup, drift and noise warning agree with the rows; the metadata i
 has a unit."""
 import json
 import math
+import re
 import sys
 import tomllib
 
@@ -74,6 +75,19 @@ with h5py.File(path, "r") as f:
             parents = json.loads(text(c["parents"]))
             check((parents or not ga_only) and len(parents) <= 2 and all(p in ids and p != c["id"] for p in parents),
                   f"offspring {c['id']}: parents {parents} are not one or two recorded candidates")
+    # [strategy] template_first: island 0's first candidate is the template's own point (its
+    # #define GLP_ defaults) when its source defines every parameter; no other row is.
+    first = min((c for c in cands if c["island"] == 0), key=lambda c: c["id"])
+    from_template = [c for c in cands if text(c["origin"]) == "template"]
+    check(all(c["id"] == first["id"] for c in from_template), "a template row that is not island 0's first candidate")
+    src = f["sources"][text(first["source_hash"])][()] if text(first["source_hash"]) in f["sources"] else b""
+    defines = dict(re.findall(r"#\s*define\s+GLP_(\w+)\s+(\S+)", text(src)))
+    point = json.loads(text(first["params"]))
+    if not strategy.get("template_first", True):
+        check(not from_template, "template_first = false, yet a row came from the template")
+    elif point and all(k in defines for k in point):
+        check(from_template and all(str(v) == defines[k] for k, v in point.items()),
+              f"island 0 did not start at the template's point {defines}: {point} ({text(first['origin'])})")
     for isl in range(islands):
         params = [text(c["params"]) for c in cands if c["island"] == isl]
         check(len(params) == len(set(params)), f"island {isl} evaluated a genome twice")

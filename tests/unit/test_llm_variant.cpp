@@ -33,6 +33,18 @@ TEST(LlmVariant, DeclaredParametersAreReadFromComments) {
   EXPECT_EQ(gp::default_value_index(src, d.params[1]), 0);  // no default: the first value
 }
 
+TEST(LlmVariant, TheTemplatesPointIsItsDefinesWhenEveryOneIsListedAndValid) {
+  // TILE * UNROLL stays below 64: TILE 16 with UNROLL 4 breaks it.
+  const gc::search_space space(base, [](const gc::genome& g) { return !(g[0] == 1 && g[1] == 2); });
+  const std::string both = "#ifndef GLP_TILE\n#define GLP_TILE 16\n#endif\n#  define  GLP_UNROLL 2\n";
+  EXPECT_EQ(gp::defined_point(both, space), (gc::genome{1, 1}));
+  EXPECT_FALSE(gp::defined_point("#define GLP_TILE 16\n", space));                        // UNROLL undefined
+  EXPECT_FALSE(gp::defined_point("#define GLP_TILE 32\n#define GLP_UNROLL 2\n", space));  // 32 not listed
+  EXPECT_FALSE(gp::defined_point("#define GLP_TILEX 8\n#define GLP_UNROLL 2\n", space));  // another name
+  EXPECT_FALSE(gp::defined_point("#define GLP_TILE 16\n#define GLP_UNROLL 4\n", space));  // breaks the constraint
+  EXPECT_EQ(gp::defined_point("#define GLP_TILE 8\n#define GLP_UNROLL 4\n", space), (gc::genome{0, 2}));
+}
+
 TEST(LlmVariant, BadDeclarationsAreRefusedWithAReason) {
   std::string src =
       "// galapagos:param TILE = [4, 8]\n"  // a template parameter

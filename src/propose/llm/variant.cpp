@@ -122,14 +122,32 @@ std::string program_text(const std::string& source) {
   return out;
 }
 
-int default_value_index(const std::string& source, const core::parameter& p) {
+namespace {
+
+// The index of the value the source defines for p (#define GLP_<NAME> v), or -1.
+int defined_index(const std::string& source, const core::parameter& p) {
   const std::regex define("#\\s*define\\s+GLP_" + p.name + "\\s+(\\S+)");
   std::smatch m;
   if (std::regex_search(source, m, define)) {
     const auto it = std::find(p.values.begin(), p.values.end(), m[1].str());
     if (it != p.values.end()) return static_cast<int>(it - p.values.begin());
   }
-  return 0;
+  return -1;
+}
+
+}  // namespace
+
+int default_value_index(const std::string& source, const core::parameter& p) { return std::max(defined_index(source, p), 0); }
+
+std::optional<core::genome> defined_point(const std::string& source, const core::search_space& space) {
+  core::genome g;
+  for (const auto& p : space.parameters()) {
+    const int i = defined_index(source, p);
+    if (i < 0) return std::nullopt;
+    g.push_back(i);
+  }
+  if (!space.is_valid(g)) return std::nullopt;
+  return g;
 }
 
 std::unique_ptr<core::search_space> variant_space(const core::search_space& base, const std::vector<core::parameter>& declared) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ declared_params parse_declared_params(const std::string& source, const std::vect
 // The value a declared parameter takes when the source's own default (#define GLP_<NAME> v
 // under #ifndef) is among its values; otherwise its first value.
 int default_value_index(const std::string& source, const core::parameter& p);
+
+// The point a source's own defaults make: every parameter of `space` defined (#define GLP_<NAME> v)
+// with a value it lists, and the point valid. Nothing when one is missing or the point is not valid.
+std::optional<core::genome> defined_point(const std::string& source, const core::search_space& space);
 
 // The program a source is, for telling rewrites apart: the text without its comments (a line
 // comment that declares a parameter, `galapagos:param`, is kept), every run of blanks one space,
