@@ -29,6 +29,7 @@ def main():
     ap.add_argument("env", nargs="*", help="VAR=VALUE for the simulate processes")
     ap.add_argument("--spaces", default=os.path.join(SRC, "build", "kt-spaces"))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--config", help="a run config whose [search] and [strategy] tables simulate uses")
     a = ap.parse_args()
     env = dict(os.environ)
     env.update(kv.split("=", 1) for kv in a.env)
@@ -45,7 +46,7 @@ def main():
 
     def one(space):
         cmd = [a.galapagos, "simulate", space, "--strategy", "forest", "--seed", str(a.seed0), "--seeds", str(a.seeds),
-               "--budget", str(a.budget), "--at", ",".join(map(str, at)), "--json"]
+               "--budget", str(a.budget), "--at", ",".join(map(str, at)), "--json"] + (["--config", a.config] if a.config else [])
         d = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout)
         return [d["at"][str(b)]["mean"] for b in at]
 
@@ -53,7 +54,7 @@ def main():
         res = dict(zip(spaces, pool.map(one, spaces)))
     row = lambda v: " ".join(f"{x:.3f}" for x in v)
     mean = lambda group: [sum(c) / len(c) for c in zip(*(res[s] for s in group))]
-    print(f"== {a.name} {' '.join(a.env)}: seeds {a.seed0}..{a.seed0 + a.seeds - 1}, mean fraction of the optimum at {at}")
+    print(f"== {a.name} {' '.join(a.env)}{' --config ' + a.config if a.config else ''}: seeds {a.seed0}..{a.seed0 + a.seeds - 1}, mean fraction of the optimum at {at}")
     for s in spaces:
         print(f"  {os.path.basename(s):30s} {row(res[s])}")
     for name, group in {"measured (cpu + h200)": sets["cpu"] + sets["h200"], "cpu + synthetic": sets["cpu"] + sets["synthetic"],
