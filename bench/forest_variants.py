@@ -2,13 +2,14 @@
 """Variants of the forest strategy side by side: the mean fraction of the optimum after 10 ... 400
 evaluations on each recorded space and over each set of them, for one build of galapagos.
 
-    bench/forest_variants.py GALAPAGOS NAME SEED0 SEEDS BUDGET [VAR=VALUE ...] [--spaces DIR]
+    bench/forest_variants.py GALAPAGOS NAME SEED0 SEEDS BUDGET [VAR=VALUE ...] [--spaces DIR] [--config FILE]
 
 The spaces: tests/data/spaces/{stencil3d7,gemm}-cpu.h5 and -cpu-tune.h5, and the measured and
 synthetic Kernel Tuner caches that bench/strategies.py writes into DIR (run it once first).
 VAR=VALUE pairs go into the environment of `galapagos simulate`: a build with
 docs/results/forest-small-budget/variants.patch applied reads the variants of docs/strategies.md
-("Tried for small budgets") from it; an unpatched build ignores them. Prints one block per call.
+("Tried for small budgets") from it; an unpatched build ignores them. --config passes a run config
+(its [search] and [strategy] tables: batch sizes, shares) to simulate. Prints one block per call.
 """
 import argparse
 import json
