@@ -323,6 +323,23 @@ void prune_cache(const std::filesystem::path& cache_dir, std::uintmax_t max_byte
   }
 }
 
+std::string builder::defined_macros(const build_request& r) const {
+  if (r.source.empty() || !r.source_text.empty()) return "";  // the file on disk is what is read
+  const std::string compiler = r.compiler.empty() ? compiler_ : r.compiler;
+  std::vector<std::string> argv{compiler};
+  argv.insert(argv.end(), r.flags.begin(), r.flags.end());
+  for (const auto& d : include_dirs_of(r)) argv.push_back("-I" + d);
+  for (const auto& d : r.defines) argv.push_back("-D" + d);
+  if (is_nvcc(compiler))
+    argv.insert(argv.end(), {"-E", "-Xcompiler", "-dM"});
+  else
+    argv.insert(argv.end(), {"-E", "-dM"});
+  argv.push_back(r.source.string());
+  std::string out;
+  const int rc = run_program(argv, out, 60);
+  return rc == 0 ? out : "";
+}
+
 build_result builder::build(const build_request& r) const {
   build_result out;
   const std::string text = r.source_text.empty() ? util::read_file(r.source.string()) : r.source_text;

@@ -261,6 +261,36 @@ TEST(Builder, AHeaderIncludedByRelativePathIsPartOfTheKey) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Builder, TheMacrosABuildSeesComeFromThePreprocessorWithTheFamilysFlags) {
+  // gemm's CPU template defines its defaults per precision (#if on GLP_REAL): the macro list of a
+  // float64 build and of a float32 build differ where the raw text holds both.
+  ge::builder b("g++", std::filesystem::temp_directory_path() / "galapagos-test-cache");
+  auto macros_for = [&](const char* name) {
+    const auto family = gf::load_family(name, {source_dir / "kernels"});
+    ge::build_request r;
+    r.source = family.backend("cpu").tmpl.source;
+    r.flags = family.backend("cpu").tmpl.flags;
+    r.include_dirs = {(source_dir / "kernels/include").string()};
+    return b.defined_macros(r);
+  };
+  const std::string f64 = macros_for("gemm"), f32 = macros_for("gemm_f32");
+  EXPECT_NE(f64.find("#define GLP_NC GLP_DEF_NC\n"), std::string::npos) << f64.substr(0, 400);
+  EXPECT_NE(f64.find("#define GLP_DEF_NC 1536\n"), std::string::npos);
+  EXPECT_EQ(f64.find("#define GLP_DEF_NC 3072\n"), std::string::npos);
+  EXPECT_NE(f32.find("#define GLP_DEF_NC 3072\n"), std::string::npos);
+  ge::build_request defined;  // a -D of the request wins over the template's #ifndef default
+  defined.source = source_dir / "kernels/gemm/cpu/gemm.cpp";
+  defined.include_dirs = {(source_dir / "kernels/include").string()};
+  defined.defines = {"GLP_MC=48"};
+  EXPECT_NE(b.defined_macros(defined).find("#define GLP_MC 48\n"), std::string::npos);
+  ge::build_request broken = defined;  // a compiler that fails tells nothing
+  broken.flags = {"-DGLP_REAL=float", "-include", "/nonexistent/header.h"};
+  EXPECT_EQ(b.defined_macros(broken), "");
+  ge::build_request text = defined;  // a text of its own is not the file the compiler would read
+  text.source_text = "#define GLP_MC 192\n";
+  EXPECT_EQ(b.defined_macros(text), "");
+}
+
 TEST(Builder, ProgramsStartWithTheStopSignalsBlocked) {
   // srun sends the stop signal to every process of the job: a compiler must outlive it.
   std::string out;

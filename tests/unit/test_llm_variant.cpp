@@ -45,6 +45,19 @@ TEST(LlmVariant, TheTemplatesPointIsItsDefinesWhenEveryOneIsListedAndValid) {
   EXPECT_EQ(gp::defined_point("#define GLP_TILE 8\n#define GLP_UNROLL 4\n", space), (gc::genome{0, 2}));
 }
 
+TEST(LlmVariant, APreprocessedListFollowsADefaultGivenThroughAnotherMacro) {
+  const gc::search_space space(base, [](const gc::genome&) { return true; });
+  // As `g++ -E -dM` lists a build's macros: every name once, the conditionals resolved.
+  const std::string listed =
+      "#define GLP_DEF_UNROLL 4\n#define GLP_TILE GLP_DEF_TILE\n#define GLP_UNROLL GLP_DEF_UNROLL\n"
+      "#define GLP_DEF_TILE GLP_WIDE_TILE\n#define GLP_WIDE_TILE 16\n";
+  EXPECT_EQ(gp::defined_point(listed, space, true), (gc::genome{1, 2}));
+  EXPECT_FALSE(gp::defined_point(listed, space));  // raw text: another macro's name is no value
+  EXPECT_FALSE(gp::defined_point("#define GLP_TILE GLP_TILE\n#define GLP_UNROLL 2\n", space, true));  // a loop ends
+  EXPECT_FALSE(gp::defined_point("#define GLP_TILE GLP_NOWHERE\n#define GLP_UNROLL 2\n", space, true));
+  EXPECT_FALSE(gp::defined_point("#define GLP_TILE (16)\n#define GLP_UNROLL 2\n", space, true));  // not a name
+}
+
 TEST(LlmVariant, BadDeclarationsAreRefusedWithAReason) {
   std::string src =
       "// galapagos:param TILE = [4, 8]\n"  // a template parameter

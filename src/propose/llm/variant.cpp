@@ -124,13 +124,19 @@ std::string program_text(const std::string& source) {
 
 namespace {
 
-// The index of the value the source defines for p (#define GLP_<NAME> v), or -1.
-int defined_index(const std::string& source, const core::parameter& p) {
-  const std::regex define("#\\s*define\\s+GLP_" + p.name + "\\s+(\\S+)");
-  std::smatch m;
-  if (std::regex_search(source, m, define)) {
+// The index of the value the source defines for p (#define GLP_<NAME> v), or -1. With `expand`
+// (a preprocessor's -dM list, where every name is defined once), a value that names another
+// macro is followed to that macro's value, a few steps deep.
+int defined_index(const std::string& source, const core::parameter& p, bool expand = false) {
+  std::string name = "GLP_" + p.name;
+  for (int step = 0; step < 8; ++step) {
+    const std::regex define("#\\s*define\\s+" + name + "\\s+(\\S+)");
+    std::smatch m;
+    if (!std::regex_search(source, m, define)) return -1;
     const auto it = std::find(p.values.begin(), p.values.end(), m[1].str());
     if (it != p.values.end()) return static_cast<int>(it - p.values.begin());
+    if (!expand || !std::regex_match(m[1].str(), std::regex("[A-Za-z_][A-Za-z0-9_]*"))) return -1;
+    name = m[1].str();
   }
   return -1;
 }
@@ -139,10 +145,10 @@ int defined_index(const std::string& source, const core::parameter& p) {
 
 int default_value_index(const std::string& source, const core::parameter& p) { return std::max(defined_index(source, p), 0); }
 
-std::optional<core::genome> defined_point(const std::string& source, const core::search_space& space) {
+std::optional<core::genome> defined_point(const std::string& source, const core::search_space& space, bool preprocessed) {
   core::genome g;
   for (const auto& p : space.parameters()) {
-    const int i = defined_index(source, p);
+    const int i = defined_index(source, p, preprocessed);
     if (i < 0) return std::nullopt;
     g.push_back(i);
   }

@@ -35,7 +35,10 @@ int default_value_index(const std::string& source, const core::parameter& p);
 
 // The point a source's own defaults make: every parameter of `space` defined (#define GLP_<NAME> v)
 // with a value it lists, and the point valid. Nothing when one is missing or the point is not valid.
-std::optional<core::genome> defined_point(const std::string& source, const core::search_space& space);
+// `preprocessed`: `source` is a preprocessor's list of the macros a build defines (`-E -dM`), so a
+// default given through another macro (#define GLP_NC GLP_DEF_NC) is followed to its value; in raw
+// text it is not (which of its definitions a build sees depends on the conditionals around them).
+std::optional<core::genome> defined_point(const std::string& source, const core::search_space& space, bool preprocessed = false);
 
 // The program a source is, for telling rewrites apart: the text without its comments (a line
 // comment that declares a parameter, `galapagos:param`, is kept), every run of blanks one space,
