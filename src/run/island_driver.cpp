@@ -26,11 +26,12 @@ island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_si
   variant_of_program_[util::hash_text(propose::program_text(template_for_model_))] = 0;
   if (s.config.template_first && me == 0) {
     // The defaults a build of the template sees (its conditionals resolved by the compiler's
-    // preprocessor with the family's flags); its text where the compiler cannot tell, or in replay.
+    // preprocessor with the family's flags); its text where the compiler cannot tell, or where the
+    // build leaves a parameter undefined (one that only another parameter's branch reads).
     const std::string macros =
         s.evaluator ? s.evaluator->compiler().defined_macros(s.evaluator->build_request_for(eval::candidate_from(tmpl))) : "";
-    template_point_ =
-        macros.empty() ? propose::defined_point(template_for_model_, *s.space) : propose::defined_point(macros, *s.space, true);
+    if (!macros.empty()) template_point_ = propose::defined_point(macros, *s.space, true);
+    if (!template_point_) template_point_ = propose::defined_point(template_for_model_, *s.space);
     if (!template_point_)
       report::detail("island 0: the template does not define a valid value for every parameter; its point is not tried first");
   }
