@@ -92,7 +92,11 @@ bool take_ceilings(MPI_Comm comm, setup& s, const std::vector<store::machine_row
     ceilings[1] = s.probe.peak_gflops;
     ceilings[2] = s.probe.peak_gflops_f32;
   }
-  MPI_Bcast(ceilings, 3, MPI_DOUBLE, 0, same);
+  // The others sleep meanwhile: a rank spinning in MPI_Bcast would take a core from the probe
+  // (seen: half the bandwidth and the dgemm rate of a quiet 2-core node).
+  MPI_Request r;
+  MPI_Ibcast(ceilings, 3, MPI_DOUBLE, 0, same, &r);
+  wait_politely(r);
   MPI_Comm_free(&same);
   s.probe.bandwidth_gbs = ceilings[0];
   s.probe.peak_gflops = ceilings[1];
@@ -183,10 +187,15 @@ int search(MPI_Comm comm, const search_start& st) {
   // Setup: every rank reads and checks the same inputs; all agree before anything is written.
   std::unique_ptr<setup> s;
   std::string problem;
-  auto all_fine = [&]() {  // collective: false when any rank failed; the error is printed once
+  // Collective: false when any rank failed; the error is printed once. Waits asleep: the
+  // leader may still be timing the baselines on the cores a spinning rank would take.
+  auto all_fine = [&]() {
     int failed = problem.empty() ? 0 : 1, any_failed = 0, rank0_failed = failed;
-    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm);
-    MPI_Bcast(&rank0_failed, 1, MPI_INT, 0, comm);
+    MPI_Request r;
+    MPI_Iallreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm, &r);
+    wait_politely(r);
+    MPI_Ibcast(&rank0_failed, 1, MPI_INT, 0, comm, &r);
+    wait_politely(r);
     if (failed && rank == 0) report::problem("galapagos: %s", problem.c_str());
     if (failed && rank != 0 && !rank0_failed) report::problem("galapagos (rank %d): %s", rank, problem.c_str());
     return any_failed == 0;

@@ -1,7 +1,9 @@
 #include "archipelago/groups.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
+#include <thread>
 
 namespace galapagos::archipelago {
 
@@ -14,8 +16,13 @@ void send_text(MPI_Comm comm, int dest, const std::string& text) {
 }
 
 std::string receive_text(MPI_Comm comm, int source) {
+  // Asks while sleeping between, not in MPI_Probe's busy loop: the sender may be timing its winner
+  // on the cores this rank would spin on.
   MPI_Status st;
-  MPI_Probe(source, text_tag, comm, &st);
+  for (int found = 0; !found;) {
+    MPI_Iprobe(source, text_tag, comm, &found, &st);
+    if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   int count = 0;
   MPI_Get_count(&st, MPI_CHAR, &count);
   std::string text(static_cast<std::size_t>(count), '\0');

@@ -396,6 +396,57 @@ measurement evaluator::evaluate(const candidate_source& c) {
   return done();
 }
 
+// The floor of an interleaved comparison taken side by side with its runs (CPU only: a GPU's
+// probes need a worker of their own and its ceilings do not swing with other tenants): after each
+// round, the ceiling that binds the family's floor at the fitness size (bandwidth, or the peak of
+// its precision) is measured again, a short probe of its own (~0.15 s for bandwidth, ~0.3 s for a
+// BLAS peak), and the floor follows it; the other ceiling stays the run's.
+class evaluator::side_by_side_floor {
+ public:
+  side_by_side_floor(const evaluator& e, int rounds) : e_(e) {
+    if (e.toolchain_.worker_backend != "cpu" || rounds < 1) return;
+    const double bytes = e.family_.bytes(e.fitness_), flops = e.family_.flops(e.fitness_);
+    const double bw = e.ceilings_.bandwidth_gbs, peak = e.family_peak_gflops();
+    const double by_bytes = bw > 0 ? bytes / (bw * 1e9) : 0, by_flops = peak > 0 ? flops / (peak * 1e9) : 0;
+    if (by_bytes <= 0 && by_flops <= 0) return;
+    kind_ = by_bytes >= by_flops ? binds::bandwidth : binds::arithmetic;
+    if (kind_ == binds::bandwidth) stream_.emplace(e.ceilings_.llc_bytes);
+  }
+  // The floor now, in seconds (0 when nothing is measured).
+  double measure() {
+    if (kind_ == binds::nothing) return 0;
+    const bool f32 = e_.family_.compute_type() == families::dtype::float32;
+    const double c = kind_ == binds::bandwidth ? stream_->gbs(3) : measure_peak_gflops(f32, 2);
+    if (!(c > 0)) return 0;
+    seen_.push_back(c);
+    const double bw = kind_ == binds::bandwidth ? c : e_.ceilings_.bandwidth_gbs;
+    const double peak = kind_ == binds::arithmetic ? c : e_.family_peak_gflops();
+    double t = 0;
+    if (bw > 0) t = std::max(t, e_.family_.bytes(e_.fitness_) / (bw * 1e9));
+    if (peak > 0) t = std::max(t, e_.family_.flops(e_.fitness_) / (peak * 1e9));
+    return t;
+  }
+  // e.g. "bandwidth 33.0 GB/s (median of 10 STREAM-like probes, one after each round; 29.1 to 36.0)"
+  std::string describe() const {
+    if (seen_.empty()) return "";
+    const auto st = summarize(seen_);
+    const bool bw = kind_ == binds::bandwidth;
+    const bool f32 = e_.family_.compute_type() == families::dtype::float32;
+    char buf[240];
+    std::snprintf(buf, sizeof buf, "%s %.1f %s (median of %zu %s probes, one after each round; %.1f to %.1f)",
+                  bw ? "bandwidth" : (f32 ? "float32" : "float64"), st.median, bw ? "GB/s" : "GFLOP/s", seen_.size(),
+                  bw ? "STREAM-like" : (f32 ? "sgemm" : "dgemm"), st.min, *std::max_element(seen_.begin(), seen_.end()));
+    return buf;
+  }
+
+ private:
+  enum class binds { nothing, bandwidth, arithmetic };
+  const evaluator& e_;
+  binds kind_ = binds::nothing;
+  std::optional<bandwidth_probe> stream_;
+  std::vector<double> seen_;
+};
+
 std::vector<measurement> evaluator::evaluate_interleaved(const std::vector<candidate_source>& cs, int rounds) {
   std::vector<measurement> ms(cs.size());
   std::vector<std::unique_ptr<session>> sessions(cs.size());
@@ -411,13 +462,26 @@ std::vector<measurement> evaluator::evaluate_interleaved(const std::vector<candi
   for (std::size_t i = 0; i < cs.size(); ++i)
     if (sessions[i] && !timed_run(*sessions[i], p, ms[i], warm, next_seed(), cs[i], true)) sessions[i].reset();
   for (auto& mi : ms) mi.worker_clock_s.clear();
-  for (int r = 0; r < rounds; ++r)
-    for (std::size_t i = 0; i < cs.size(); ++i)
+  side_by_side_floor beside(*this, rounds);
+  std::vector<std::vector<double>> fractions(cs.size());  // per candidate: round floor / round time
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<std::size_t> before(cs.size());
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      before[i] = times[i].size();
       if (sessions[i] && !timed_run(*sessions[i], p, ms[i], times[i], next_seed(), cs[i], true)) sessions[i].reset();
+    }
+    if (const double floor = beside.measure(); floor > 0)
+      for (std::size_t i = 0; i < cs.size(); ++i)
+        if (times[i].size() > before[i]) fractions[i].push_back(floor / times[i].back());
+  }
   for (std::size_t i = 0; i < cs.size(); ++i) {
     if (ms[i].status == candidate_status::ok) {
       ms[i].repetitions = static_cast<int>(times[i].size());
       finish_statistics(ms[i], times[i]);
+      if (!fractions[i].empty()) {
+        ms[i].rounds_roofline_fraction = summarize(fractions[i]).median;
+        ms[i].rounds_ceiling = beside.describe();
+      }
       if (sessions[i]) measure_energy(*sessions[i], p, ms[i]);
     } else {
       ms[i].time_median_s = ms[i].time_min_s = ms[i].time_spread_s = std::numeric_limits<double>::quiet_NaN();

@@ -120,6 +120,13 @@ struct measurement {
   // figure, kept to show how far it is from the orchestrator's (docs/threat-model.md).
   std::vector<double> worker_clock_s;
   double worker_clock_median_s = 0.0 / 0.0;
+  // The floor taken side by side (evaluate_interleaved on the CPU): the ceiling that binds the
+  // floor is measured again after every round, and this is the median over the rounds of that
+  // round's floor / that round's time, so that a node whose bandwidth swings between minutes moves
+  // both alike. NaN where it was not measured (GPUs, single evaluations); `rounds_ceiling` says in
+  // words what was measured ("" then).
+  double rounds_roofline_fraction = 0.0 / 0.0;
+  std::string rounds_ceiling;
   double roofline_fraction() const {
     return status == candidate_status::ok && time_median_s > 0 ? floor_s / time_median_s : 0.0 / 0.0;
   }
@@ -230,6 +237,7 @@ class evaluator final : public measurer {
   bool too_fast(session& s, std::span<problem* const> sets, double figure, double claimed, const candidate_source& c,
                 measurement& m);
   void reprobe(bool bandwidth = true, bool arithmetic = true);
+  class side_by_side_floor;
   check_fn checker_ = nullptr;  // the family's glp_check, when its reference exports one
   bool request(session& s, protocol::request_kind kind, const protocol::request* args, measurement& m);
   void probe_device();

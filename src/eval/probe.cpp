@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,30 +30,33 @@ namespace {
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-struct aligned_free {
-  void operator()(double* p) const { std::free(p); }
-};
-using buffer = std::unique_ptr<double[], aligned_free>;
-buffer make_buffer(std::size_t n) { return buffer(static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)))); }
-
 }  // namespace
 
-double measure_bandwidth_gbs(std::size_t llc) {
-  const long n = static_cast<long>(std::max<std::size_t>(8 * llc / sizeof(double), 1u << 25));
-  auto a = make_buffer(static_cast<std::size_t>(n)), b = make_buffer(static_cast<std::size_t>(n)),
-       c = make_buffer(static_cast<std::size_t>(n));
-  double* A = a.get();
-  double* B = b.get();
-  double* C = c.get();
+bandwidth_probe::bandwidth_probe(std::size_t llc_bytes)
+    : n_(static_cast<long>(std::max<std::size_t>(8 * llc_bytes / sizeof(double), 1u << 25))) {
+  for (auto* b : {&a_, &b_, &c_}) {
+    b->reset(static_cast<double*>(std::aligned_alloc(64, static_cast<std::size_t>(n_) * sizeof(double))));
+    if (!*b) throw std::bad_alloc();
+  }
+  double* A = a_.get();
+  double* B = b_.get();
+  double* C = c_.get();
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i) {
+  for (long i = 0; i < n_; ++i) {
     A[i] = 1.0;
     B[i] = 2.0;
     C[i] = 0.5;
   }
+}
+
+double bandwidth_probe::gbs(int reps) {
+  double* A = a_.get();
+  double* B = b_.get();
+  double* C = c_.get();
+  const long n = n_;
   double best = 0;
   const double bytes2 = 2.0 * 8 * static_cast<double>(n), bytes3 = 3.0 * 8 * static_cast<double>(n);
-  for (int rep = 0; rep < 10; ++rep) {
+  for (int rep = 0; rep < reps; ++rep) {
     double t = now_s();
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < n; ++i) C[i] = A[i];
@@ -71,16 +75,18 @@ double measure_bandwidth_gbs(std::size_t llc) {
   return best / 1e9;
 }
 
+double measure_bandwidth_gbs(std::size_t llc) { return bandwidth_probe(llc).gbs(10); }
+
 namespace {
 
 // The best of a few BLAS matrix products: the practical peak of this node's arithmetic.
 template <class T, class Gemm>
-double gemm_gflops(Gemm gemm) {
+double gemm_gflops(Gemm gemm, int reps) {
   const int n = 1536;
   std::vector<T> a(static_cast<std::size_t>(n) * n, T(0.5)), b(a.size(), T(0.25)), c(a.size(), T(0));
   const T one = 1, zero = 0;
   double best = 0;
-  for (int rep = 0; rep < 7; ++rep) {  // the first call starts the library's threads: not counted
+  for (int rep = 0; rep <= reps; ++rep) {  // the first call starts the library's threads: not counted
     const double t = now_s();
     gemm("N", "N", &n, &n, &n, &one, a.data(), &n, b.data(), &n, &zero, c.data(), &n);
     if (rep > 0) best = std::max(best, 2.0 * n * static_cast<double>(n) * n / (now_s() - t));
@@ -90,8 +96,8 @@ double gemm_gflops(Gemm gemm) {
 
 }  // namespace
 
-double measure_peak_gflops(bool single_precision) {
-  return single_precision ? gemm_gflops<float>(sgemm_) : gemm_gflops<double>(dgemm_);
+double measure_peak_gflops(bool single_precision, int reps) {
+  return single_precision ? gemm_gflops<float>(sgemm_, reps) : gemm_gflops<double>(dgemm_, reps);
 }
 
 std::size_t last_level_cache_bytes() {

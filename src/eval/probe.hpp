@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
+#include <memory>
 #include <string>
 
 namespace galapagos::eval {
@@ -58,7 +60,24 @@ void measure_ceilings(machine_probe& p);
 bool same_machine_kind(const machine_probe& a, const machine_probe& b);
 // The STREAM-like part alone (best of copy, triad and streaming-store copy), in GB/s.
 double measure_bandwidth_gbs(std::size_t llc_bytes);
-// The BLAS part alone: the best dgemm (or sgemm) rate, in GFLOP/s.
-double measure_peak_gflops(bool single_precision);
+// The BLAS part alone: the best dgemm (or sgemm) rate of `reps` products, in GFLOP/s.
+double measure_peak_gflops(bool single_precision, int reps = 6);
+
+// The STREAM-like probe with its arrays (3 x the larger of 8 x the last-level cache and 256 MiB)
+// kept between measurements: for probes taken again and again, as between the rounds of a final
+// comparison, where allocating and touching the arrays each time would cost more than measuring.
+class bandwidth_probe {
+ public:
+  explicit bandwidth_probe(std::size_t llc_bytes);
+  // The best rate of `reps` passes of copy, triad and streaming-store copy, in GB/s.
+  double gbs(int reps);
+
+ private:
+  struct aligned_free {
+    void operator()(double* p) const { std::free(p); }
+  };
+  long n_;
+  std::unique_ptr<double[], aligned_free> a_, b_, c_;
+};
 
 }  // namespace galapagos::eval

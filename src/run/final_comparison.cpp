@@ -37,6 +37,13 @@ std::string describe_clock(const eval::measurement& m) {
   return buf;
 }
 
+std::string describe_rounds_fraction(const eval::measurement& m) {
+  if (!std::isfinite(m.rounds_roofline_fraction)) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, ", %.0f%% side by side", 100 * m.rounds_roofline_fraction);
+  return buf;
+}
+
 std::string describe_noise(const search_noise& n, double winner_s, double winner_iqr_s, const std::string& baseline,
                            double baseline_s, double baseline_iqr_s) {
   std::vector<std::string> parts;
@@ -101,6 +108,7 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
     numbers[key + "_energy_j"] = ms[i].energy_j;
     numbers[key + "_sm_clock_mhz"] = ms[i].sm_clock_mhz;
     numbers[key + "_throttled_runs"] = ms[i].throttled_runs;
+    numbers[key + "_roofline_fraction_rounds"] = ms[i].rounds_roofline_fraction;
     if (ms[i].status == eval::candidate_status::ok && ms[i].time_median_s < fastest) {
       fastest = ms[i].time_median_s;
       fastest_iqr = ms[i].time_spread_s;
@@ -130,7 +138,8 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
                         {"origin", best.origin},
                         {"source_hash", best.source_hash},
                         {"noise", moved},
-                        {"ceilings", s.evaluator->describe_ceilings()}};
+                        {"ceilings", s.evaluator->describe_ceilings()},
+                        {"ceiling_rounds", m.rounds_ceiling}};
   for (const auto& [key, value] :
        std::initializer_list<std::pair<const char*, double>>{{"time_median_s", w.time_median_s},
                                                              {"time_min_s", w.time_min_s},
@@ -142,6 +151,7 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
                                                              {"baseline_drift", drift},
                                                              {"beat_baseline", beat},
                                                              {"roofline_fraction", w.roofline_fraction},
+                                                             {"roofline_fraction_rounds", m.rounds_roofline_fraction},
                                                              {"rel_error", w.rel_error},
                                                              {"energy_j", w.energy_j},
                                                              {"power_w", w.power_w},
@@ -168,13 +178,16 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
     report::line("  time %s (min %s, IQR %s, %s, %d interleaved runs)%s", format_seconds(m.time_median_s).c_str(),
                  format_seconds(m.time_min_s).c_str(), format_seconds(m.time_spread_s).c_str(), describe_percentiles(m).c_str(),
                  m.repetitions, describe_clock(m).c_str());
-    report::line("  speedup %.2fx over %s (%s), final interleaved; search-time %.2fx; roofline fraction %.0f%%", speedup,
-                 fastest_name.c_str(), format_seconds(fastest).c_str(), best.speedup, 100 * m.roofline_fraction());
+    report::line("  speedup %.2fx over %s (%s), final interleaved; search-time %.2fx; roofline fraction %.0f%%%s", speedup,
+                 fastest_name.c_str(), format_seconds(fastest).c_str(), best.speedup, 100 * m.roofline_fraction(),
+                 describe_rounds_fraction(m).c_str());
     for (std::size_t i = 1; i < ms.size(); ++i)
-      report::line("  baseline %s: %s (%s), roofline fraction %.0f%%%s", b.baselines[i - 1].name.c_str(),
+      report::line("  baseline %s: %s (%s), roofline fraction %.0f%%%s%s", b.baselines[i - 1].name.c_str(),
                    format_seconds(ms[i].time_median_s).c_str(), describe_percentiles(ms[i]).c_str(),
-                   100 * ms[i].roofline_fraction(), describe_clock(ms[i]).c_str());
+                   100 * ms[i].roofline_fraction(), describe_rounds_fraction(ms[i]).c_str(), describe_clock(ms[i]).c_str());
     report::line("  roofline fractions: of the cost model's floor at %s", s.evaluator->describe_ceilings().c_str());
+    if (!m.rounds_ceiling.empty())
+      report::line("  side by side: of the floor at the ceiling measured in the same rounds, %s", m.rounds_ceiling.c_str());
     if (beat == 0)
       report::line("  no candidate beat %s: the best one takes %.2fx its time; keep %s", fastest_name.c_str(), 1 / speedup,
                    fastest_name.c_str());

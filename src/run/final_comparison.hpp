@@ -34,6 +34,9 @@ std::string describe_noise(const search_noise& n, double winner_s, double winner
 // "; SM clock 1980 MHz, 0 of 30 runs throttled": what stands beside every timing figure.
 std::string describe_percentiles(const eval::measurement& m);
 std::string describe_clock(const eval::measurement& m);
+// ", 88% side by side": the fraction of the floor measured in the same rounds as the runs
+// (eval::measurement::rounds_roofline_fraction); "" where it was not measured.
+std::string describe_rounds_fraction(const eval::measurement& m);
 
 // Times the winner `best` (its variant's text, empty for the template) against the baselines.
 // Prints it (titled by `group` in a mixed job) with one warning when `noise` says the node's

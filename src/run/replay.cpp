@@ -138,8 +138,13 @@ replay_source::replay_source(const std::filesystem::path& recording, double dela
     winner_.verified_runs = winner_.repetitions;
     winner_.rel_error = f.number_attribute("/winner", "rel_error").value_or(NAN);
     winner_.floor_s = floor_from(f.number_attribute("/winner", "roofline_fraction").value_or(NAN), winner_.time_median_s);
-    for (const auto& [h, name] : baseline_names_)
+    winner_.rounds_roofline_fraction = f.number_attribute("/winner", "roofline_fraction_rounds").value_or(NAN);
+    winner_.rounds_ceiling = f.string_attribute("/winner", "ceiling_rounds").value_or("");
+    for (const auto& [h, name] : baseline_names_) {
       if (const auto v = f.number_attribute("/winner", "baseline_" + name + "_median_s")) winner_baselines_s_[name] = *v;
+      if (const auto v = f.number_attribute("/winner", "baseline_" + name + "_roofline_fraction_rounds"))
+        winner_baselines_rounds_[name] = *v;
+    }
   }
   machines_ = read_machines(f);
   if (machines_.empty()) throw error(p, "the recording has no /machine rows: not a complete galapagos results file");
@@ -176,6 +181,10 @@ std::vector<eval::measurement> replay_source::evaluate_interleaved(const std::ve
         if (const auto t = winner_baselines_s_.find(name->second); t != winner_baselines_s_.end()) {
           m.time_median_s = t->second;  // the floor stays: it is the cost model's, not a time
           m.repetitions = rounds;
+          if (const auto r = winner_baselines_rounds_.find(name->second); r != winner_baselines_rounds_.end()) {
+            m.rounds_roofline_fraction = r->second;
+            m.rounds_ceiling = winner_.rounds_ceiling;
+          }
         }
     }
     out.push_back(m);

@@ -45,7 +45,8 @@ class replay_source final : public eval::measurer {
   std::map<std::pair<int, int>, eval::measurement> baseline_timings_;  // (island, generation)
   std::string winner_key_;
   eval::measurement winner_;
-  std::map<std::string, double> winner_baselines_s_;  // name -> interleaved median
+  std::map<std::string, double> winner_baselines_s_;       // name -> interleaved median
+  std::map<std::string, double> winner_baselines_rounds_;  // name -> its fraction of the floor side by side
   std::vector<store::machine_row> machines_;
   std::string fitness_, compiler_;
 };

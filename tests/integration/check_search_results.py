@@ -5,7 +5,8 @@ time, a speedup and a roofline fraction, failed ones NaN; the baselines were mea
 more than one island a migration happened and the migrant was re-measured on arrival; every
 island re-timed the fastest baseline at each generation and its candidates' speedups divide by
 that time; the winner was re-checked interleaved with the baselines and is correct, and /winner's
-search-time speedup, drift and noise warning agree with the rows; the metadata is typed (schema
+search-time speedup, drift and noise warning agree with the rows; on the CPU the winner and
+the baselines carry a fraction of the floor measured side by side with the final rounds; the metadata is typed (schema
 2: integers, numbers and flags as HDF5 numbers and h5py booleans) and every column of every table
 has a unit."""
 import collections
@@ -158,6 +159,22 @@ with h5py.File(path, "r") as f:
         row = [c for c in cands if c["id"] == int(w["candidate_id"])]
         check(row and math.isclose(float(w["search_speedup"]), float(row[0]["speedup"]), rel_tol=1e-12),
               f"/winner search_speedup {w['search_speedup']} is not the winner's row's speedup")
+        # The floor side by side: on the CPU the binding ceiling is probed again after every final
+        # round, so the winner and each measured baseline carry a fraction of that floor, of the
+        # same cost model as roofline_fraction (a probe of the same kind: within the node's swings).
+        rounds = float(w.get("roofline_fraction_rounds", math.nan))
+        if text(f.attrs["backend"]) == "cpu":
+            check(rounds > 0 and 0.25 < rounds / float(w["roofline_fraction"]) < 4,
+                  f"/winner roofline_fraction_rounds {rounds} against roofline_fraction {w['roofline_fraction']}")
+            check("one after each round" in text(w.get("ceiling_rounds", "")),
+                  f"/winner ceiling_rounds {w.get('ceiling_rounds')!r} does not say what was probed")
+            for key in w.keys():
+                if key.startswith("baseline_") and key.endswith("_median_s") and math.isfinite(float(w[key])):
+                    b = float(w.get(key.replace("_median_s", "_roofline_fraction_rounds"), math.nan))
+                    check(b > 0, f"/winner {key} measured without a side-by-side roofline fraction ({b})")
+        else:
+            check(math.isnan(rounds) and text(w.get("ceiling_rounds", "")) == "",
+                  f"/winner side-by-side floor on a {text(f.attrs['backend'])} run: {rounds}, {w.get('ceiling_rounds')!r}")
         ok_times = [float(t["time_median_s"]) for t in timings if text(t["status"]) == "ok"]
         if ok_times:
             check(math.isclose(float(w["baseline_drift"]), max(ok_times) / min(ok_times), rel_tol=1e-12),

@@ -80,6 +80,25 @@ TEST_F(Eval, WrongCandidateIsRejected) {
   EXPECT_TRUE(std::isnan(m.roofline_fraction()));
 }
 
+// The final comparison's fraction of the floor side by side: the bandwidth (stencil3d7's binding
+// ceiling) probed after each round; a candidate that fails has none.
+TEST_F(Eval, InterleavedRunsCarryAFractionOfTheFloorProbedAfterEachRound) {
+  const auto& b = family->backend("cpu");
+  const auto ms = ev->evaluate_interleaved({{b.tmpl.source, "", {}, b.tmpl.flags, {}}, text(copy_only)}, 3);
+  ASSERT_EQ(ms.size(), 2u);
+  ASSERT_EQ(ms[0].status, galapagos::eval::candidate_status::ok) << ms[0].reason;
+  EXPECT_EQ(ms[0].repetitions, 3);
+  EXPECT_GT(ms[0].rounds_roofline_fraction, 0);
+  // The same cost model at a probe of the same kind: within the node's swings of the run's figure.
+  EXPECT_LT(ms[0].rounds_roofline_fraction, 4 * ms[0].roofline_fraction());
+  EXPECT_GT(ms[0].rounds_roofline_fraction, ms[0].roofline_fraction() / 4);
+  EXPECT_NE(ms[0].rounds_ceiling.find("bandwidth"), std::string::npos) << ms[0].rounds_ceiling;
+  EXPECT_NE(ms[0].rounds_ceiling.find("median of 3 STREAM-like probes"), std::string::npos) << ms[0].rounds_ceiling;
+  EXPECT_EQ(ms[1].status, galapagos::eval::candidate_status::wrong_result);
+  EXPECT_TRUE(std::isnan(ms[1].rounds_roofline_fraction));
+  EXPECT_EQ(ms[1].rounds_ceiling, "");
+}
+
 TEST_F(Eval, CompileErrorIsAStatusWithTheCompilerMessage) {
   const auto m = ev->evaluate(text("int glp_kernel( {"));
   EXPECT_EQ(m.status, galapagos::eval::candidate_status::compile_error);

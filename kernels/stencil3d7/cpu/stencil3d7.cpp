@@ -12,16 +12,23 @@
 //   GLP_TILE_Z    planes per z block; 0 = no z blocking (one plane per block).
 //   GLP_UNROLL    1,2,4,8. SIMD 0: `#pragma GCC unroll` factor. SIMD 1: the inner loop is strip-mined
 //                 into blocks of 8*UNROLL elements, each an `omp simd` loop. SIMD 2/3: vectors per step.
+//                 SIMD 4: rows computed together.
 //   GLP_SIMD      0 plain loop (auto-vectorised), 1 `#pragma omp simd`, 2 explicit intrinsics of the
 //                 widest ISA enabled at compile time (AVX-512F > AVX > SSE2 > scalar), 3 explicit
-//                 256-bit AVX intrinsics even when AVX-512 is enabled (falls back like 2).
+//                 256-bit AVX intrinsics even when AVX-512 is enabled (falls back like 2), 4 the
+//                 widest intrinsics with loads shared: UNROLL rows at once share their y neighbours'
+//                 loads, and each row's x neighbours come from its own aligned vectors by permutes
+//                 (a core then issues ~3.5 instead of 7 loads per output vector, half of them split
+//                 across cache lines: on a 2-core node the 7-load kernel is bound by its cores, not
+//                 by memory).
 //   GLP_SCHEDULE  OpenMP schedule of the block loop: 0 static, 1 dynamic, 2 guided.
 //   GLP_CHUNK     OpenMP chunk size; 0 = the schedule's default.
 //   GLP_COLLAPSE  how many of the block loops (z, y, x) the `omp for` collapses: 1, 2 or 3.
-//   GLP_NT_STORES 1 = nontemporal (streaming) stores of v (SIMD 2/3 only; a scalar peel aligns each
+//   GLP_NT_STORES 1 = nontemporal (streaming) stores of v (SIMD 2-4 only; a scalar peel aligns each
 //                 segment; without a vector ISA, or for misaligned pointers, normal stores are used).
 //   GLP_PREFETCH  0 = none; d > 0 = software-prefetch the u row d rows ahead in the k+1 plane
 //                 (and, without NT stores, the v row d rows ahead for writing).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -44,10 +51,10 @@
 #define GLP_TILE_Z 0
 #endif
 #ifndef GLP_UNROLL
-#define GLP_UNROLL 2
+#define GLP_UNROLL 1
 #endif
 #ifndef GLP_SIMD
-#define GLP_SIMD 2
+#define GLP_SIMD 4
 #endif
 #ifndef GLP_SCHEDULE
 #define GLP_SCHEDULE 0
@@ -71,8 +78,8 @@
 #if GLP_UNROLL != 1 && GLP_UNROLL != 2 && GLP_UNROLL != 4 && GLP_UNROLL != 8
 #error "stencil3d7: GLP_UNROLL must be 1, 2, 4 or 8"
 #endif
-#if GLP_SIMD < 0 || GLP_SIMD > 3
-#error "stencil3d7: GLP_SIMD must be 0..3"
+#if GLP_SIMD < 0 || GLP_SIMD > 4
+#error "stencil3d7: GLP_SIMD must be 0..4"
 #endif
 #if GLP_COLLAPSE < 1 || GLP_COLLAPSE > 3
 #error "stencil3d7: GLP_COLLAPSE must be 1, 2 or 3"
@@ -116,6 +123,8 @@ struct scalar_ops {
   static vec set1(double x) { return x; }
   static vec add(vec a, vec b) { return a + b; }
   static vec mul(vec a, vec b) { return a * b; }
+  static vec left(vec prev, vec) { return prev; }   // elements p-1 .. p+W-2 of prev = p-W.., cur = p..
+  static vec right(vec, vec next) { return next; }  // elements p+1 .. p+W of cur = p.., next = p+W..
 };
 
 #if defined(__SSE2__)
@@ -129,6 +138,8 @@ struct sse2_ops {
   static vec set1(double x) { return _mm_set1_pd(x); }
   static vec add(vec a, vec b) { return _mm_add_pd(a, b); }
   static vec mul(vec a, vec b) { return _mm_mul_pd(a, b); }
+  static vec left(vec prev, vec cur) { return _mm_shuffle_pd(prev, cur, 1); }
+  static vec right(vec cur, vec next) { return _mm_shuffle_pd(cur, next, 1); }
 };
 #endif
 
@@ -143,6 +154,8 @@ struct avx_ops {
   static vec set1(double x) { return _mm256_set1_pd(x); }
   static vec add(vec a, vec b) { return _mm256_add_pd(a, b); }
   static vec mul(vec a, vec b) { return _mm256_mul_pd(a, b); }
+  static vec left(vec prev, vec cur) { return _mm256_shuffle_pd(_mm256_permute2f128_pd(prev, cur, 0x21), cur, 5); }
+  static vec right(vec cur, vec next) { return _mm256_shuffle_pd(cur, _mm256_permute2f128_pd(cur, next, 0x21), 5); }
 };
 #endif
 
@@ -157,12 +170,18 @@ struct avx512_ops {
   static vec set1(double x) { return _mm512_set1_pd(x); }
   static vec add(vec a, vec b) { return _mm512_add_pd(a, b); }
   static vec mul(vec a, vec b) { return _mm512_mul_pd(a, b); }
+  static vec left(vec prev, vec cur) {
+    return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(cur), _mm512_castpd_si512(prev), 7));
+  }
+  static vec right(vec cur, vec next) {
+    return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(next), _mm512_castpd_si512(cur), 1));
+  }
 };
 #endif
 
-#if GLP_SIMD == 2 && defined(__AVX512F__)
+#if (GLP_SIMD == 2 || GLP_SIMD == 4) && defined(__AVX512F__)
 using vops = avx512_ops;
-#elif (GLP_SIMD == 2 || GLP_SIMD == 3) && defined(__AVX__)
+#elif GLP_SIMD >= 2 && defined(__AVX__)
 using vops = avx_ops;
 #elif defined(__SSE2__)
 using vops = sse2_ops;
@@ -187,8 +206,7 @@ inline std::int64_t peel_count(const double* p, std::int64_t n) {
 
 // v[0..n) = stencil(u[0..n)); u and v point at the first computed element of a row segment;
 // sy = nx, sz = nx*ny. The caller guarantees all neighbours are in range.
-inline void seg_stencil(const double* __restrict u, double* __restrict v, std::int64_t n,
-                        std::int64_t sy, std::int64_t sz) {
+inline void seg_stencil(const double* __restrict u, double* __restrict v, std::int64_t n, std::int64_t sy, std::int64_t sz) {
 #if GLP_SIMD == 0
   GLP_PRAGMA(GCC unroll GLP_UNROLL)
   for (std::int64_t i = 0; i < n; ++i) v[i] = point(u, i, sy, sz);
@@ -233,6 +251,57 @@ inline void seg_stencil(const double* __restrict u, double* __restrict v, std::i
   for (; i < n; ++i) v[i] = point(u, i, sy, sz);
 #endif
 }
+
+#if GLP_SIMD == 4
+// R consecutive rows at once (row r of u and v at +r*sy; u and v point at the first computed
+// element of row 0; n elements per row). The rows above and below the R rows and the centre rows
+// are loaded once per vector position and shared; a centre row's x neighbours are its previous,
+// current and next vectors shifted by permutes, each vector loaded once (rolled along x). Reads
+// up to one vector before and after each row's segment: the caller guarantees rows of at least
+// W + 2 elements, so those stay in the neighbouring rows of the array.
+template <int R>
+inline void rows_stencil(const double* __restrict u, double* __restrict v, std::int64_t n, std::int64_t sy, std::int64_t sz) {
+  using V = vops;
+  using vec = typename V::vec;
+  constexpr std::int64_t W = V::W;
+  // Scalar until v is aligned (loads of u then are too when u and v share an alignment).
+  std::int64_t i = peel_count(v, n);
+  for (int r = 0; r < R; ++r)
+    for (std::int64_t q = 0; q < i; ++q) v[r * sy + q] = point(u + r * sy, q, sy, sz);
+  const bool stream = kStream && reinterpret_cast<std::uintptr_t>(v + i) % (sizeof(double) * W) == 0;
+  const vec c = V::set1(kC), w = V::set1(kN);
+  if (i + W <= n) {
+    vec prev[R], cur[R];
+    for (int r = 0; r < R; ++r) {
+      prev[r] = V::load(u + r * sy + i - W);
+      cur[r] = V::load(u + r * sy + i);
+    }
+    for (; i + W <= n; i += W) {
+      const vec above = V::load(u - sy + i), below = V::load(u + R * sy + i);
+      vec next[R];
+      for (int r = 0; r < R; ++r) {
+        const double* p = u + r * sy + i;
+        next[r] = V::load(p + W);
+        vec s = V::add(V::left(prev[r], cur[r]), V::right(cur[r], next[r]));
+        s = V::add(s, r == 0 ? above : cur[r - 1]);
+        s = V::add(s, r == R - 1 ? below : cur[r + 1]);
+        s = V::add(s, V::add(V::load(p - sz), V::load(p + sz)));
+        const vec out = V::add(V::mul(c, cur[r]), V::mul(w, s));
+        if (stream)
+          V::stream(v + r * sy + i, out);
+        else
+          V::store(v + r * sy + i, out);
+      }
+      for (int r = 0; r < R; ++r) {  // roll along x
+        prev[r] = cur[r];
+        cur[r] = next[r];
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (std::int64_t q = i; q < n; ++q) v[r * sy + q] = point(u + r * sy, q, sy, sz);
+}
+#endif
 
 // v[0..n) = u[0..n)
 inline void seg_copy(const double* __restrict u, double* __restrict v, std::int64_t n) {
@@ -290,6 +359,23 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   const std::int64_t nby = (ny + ty - 1) / ty;
   const std::int64_t nbz = (nz + tz - 1) / tz;
 
+  // Software prefetch of the u row GLP_PREFETCH rows ahead in the next plane (and, without
+  // streaming stores, of the v row to be written); nothing when GLP_PREFETCH is 0.
+  auto prefetch_row = [&](std::int64_t k, std::int64_t j, std::int64_t a, std::int64_t b) {
+#if GLP_PREFETCH > 0
+    const std::int64_t kp = k + 1 < nz ? k + 1 : nz - 1;
+    const std::int64_t jp = j + GLP_PREFETCH < ny ? j + GLP_PREFETCH : ny - 1;
+    const double* pu = u + (kp * ny + jp) * nx;
+    for (std::int64_t p = a; p < b; p += 8) __builtin_prefetch(pu + p, 0, 3);
+    if constexpr (!kStream) {
+      double* pv = v + (k * ny + jp) * nx;
+      for (std::int64_t p = a; p < b; p += 8) __builtin_prefetch(pv + p, 1, 3);
+    }
+#else
+    (void)k, (void)j, (void)a, (void)b;
+#endif
+  };
+
 #pragma omp parallel
   {
     GLP_PRAGMA(omp for GLP_SCHED collapse(GLP_COLLAPSE) nowait)
@@ -299,31 +385,39 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
           const std::int64_t k0 = bz * tz, k1 = (k0 + tz < nz) ? k0 + tz : nz;
           const std::int64_t j0 = by * ty, j1 = (j0 + ty < ny) ? j0 + ty : ny;
           const std::int64_t a = bx * tx, b = (a + tx < nx) ? a + tx : nx;
-          const std::int64_t lo = a > 1 ? a : 1;             // first computed i of [a,b)
-          const std::int64_t hi = b < nx - 1 ? b : nx - 1;   // one past the last computed i
+          const std::int64_t lo = a > 1 ? a : 1;            // first computed i of [a,b)
+          const std::int64_t hi = b < nx - 1 ? b : nx - 1;  // one past the last computed i
           for (std::int64_t k = k0; k < k1; ++k) {
             const bool kb = (k == 0 || k == nz - 1);
-            for (std::int64_t j = j0; j < j1; ++j) {
+            for (std::int64_t j = j0; j < j1;) {
               const std::int64_t row = (k * ny + j) * nx;
-#if GLP_PREFETCH > 0
-              {
-                const std::int64_t kp = k + 1 < nz ? k + 1 : nz - 1;
-                const std::int64_t jp = j + GLP_PREFETCH < ny ? j + GLP_PREFETCH : ny - 1;
-                const double* pu = u + (kp * ny + jp) * nx;
-                for (std::int64_t p = a; p < b; p += 8) __builtin_prefetch(pu + p, 0, 3);
-                if constexpr (!kStream) {
-                  double* pv = v + (k * ny + jp) * nx;
-                  for (std::int64_t p = a; p < b; p += 8) __builtin_prefetch(pv + p, 1, 3);
-                }
-              }
-#endif
               if (kb || j == 0 || j == ny - 1) {
+                prefetch_row(k, j, a, b);
                 seg_copy(u + row + a, v + row + a, b - a);
-              } else {
-                for (std::int64_t i = a; i < lo; ++i) v[row + i] = u[row + i];
-                seg_stencil(u + row + lo, v + row + lo, hi - lo, sy, sz);
-                for (std::int64_t i = hi; i < b; ++i) v[row + i] = u[row + i];
+                ++j;
+                continue;
               }
+#if GLP_SIMD == 4
+              // GLP_UNROLL interior rows of this block at once where there are that many.
+              const std::int64_t rows = std::min<std::int64_t>({GLP_UNROLL, j1 - j, ny - 1 - j});
+#else
+              const std::int64_t rows = 1;
+#endif
+              for (std::int64_t r = 0; r < rows; ++r) {
+                prefetch_row(k, j + r, a, b);
+                for (std::int64_t i = a; i < lo; ++i) v[row + r * nx + i] = u[row + r * nx + i];
+                for (std::int64_t i = hi; i < b; ++i) v[row + r * nx + i] = u[row + r * nx + i];
+              }
+#if GLP_SIMD == 4
+              if (rows == GLP_UNROLL)
+                rows_stencil<GLP_UNROLL>(u + row + lo, v + row + lo, hi - lo, sy, sz);
+              else
+                for (std::int64_t r = 0; r < rows; ++r)
+                  rows_stencil<1>(u + row + r * nx + lo, v + row + r * nx + lo, hi - lo, sy, sz);
+#else
+              seg_stencil(u + row + lo, v + row + lo, hi - lo, sy, sz);
+#endif
+              j += rows;
             }
           }
         }
