@@ -72,6 +72,19 @@ TEST_F(Eval, TemplateCandidateIsAcceptedAndTimed) {
   EXPECT_EQ(m.source_hash.size(), 32u);
 }
 
+// SIMD 4 computes UNROLL rows at once with streaming stores where they are aligned: rows of odd
+// length (the acceptance sizes have them) start at other alignments than the first row's, and a
+// streaming store there faults. Every row count, with and without streaming stores, is accepted.
+TEST_F(Eval, RowsAtOnceAreAcceptedForEveryRowCountAndStoreKind) {
+  const auto& b = family->backend("cpu");
+  for (const char* rows : {"1", "2", "4", "8"})
+    for (const char* nt : {"0", "1"}) {
+      const auto m = ev->evaluate(
+          {b.tmpl.source, "", {{"SIMD", "4"}, {"UNROLL", rows}, {"NT_STORES", nt}, {"TILE_X", "64"}}, b.tmpl.flags, {}});
+      EXPECT_EQ(m.status, galapagos::eval::candidate_status::ok) << "UNROLL " << rows << " NT_STORES " << nt << ": " << m.reason;
+    }
+}
+
 TEST_F(Eval, WrongCandidateIsRejected) {
   const auto m = ev->evaluate(text(copy_only));
   EXPECT_EQ(m.status, galapagos::eval::candidate_status::wrong_result);

@@ -268,7 +268,11 @@ inline void rows_stencil(const double* __restrict u, double* __restrict v, std::
   std::int64_t i = peel_count(v, n);
   for (int r = 0; r < R; ++r)
     for (std::int64_t q = 0; q < i; ++q) v[r * sy + q] = point(u + r * sy, q, sy, sz);
-  const bool stream = kStream && reinterpret_cast<std::uintptr_t>(v + i) % (sizeof(double) * W) == 0;
+  // Streaming stores need every row's vectors aligned, not only row 0's: rows whose length is not
+  // a whole number of vectors start at other alignments (odd nx), and those take normal stores.
+  constexpr std::size_t A = sizeof(double) * W;
+  const bool stream = kStream && reinterpret_cast<std::uintptr_t>(v + i) % A == 0 &&
+                      (R == 1 || static_cast<std::size_t>(sy) * sizeof(double) % A == 0);
   const vec c = V::set1(kC), w = V::set1(kN);
   if (i + W <= n) {
     vec prev[R], cur[R];
