@@ -2,7 +2,7 @@
 lineage and the notes at the top, as rows both the HTML page and the Markdown file show.
 
 The winner's figure is /winner `speedup`: the final interleaved comparison (winner and baselines
-timed A B A B) over /winner `fastest_baseline`. Every per-candidate speedup (/candidates
+timed in turns, A B, B A, ...) over /winner `fastest_baseline`. Every per-candidate speedup (/candidates
 `speedup`, the histogram, the lineage) is a search-time figure: it divides by the baseline as
 timed during the search, and is labelled so wherever it can differ from the final one."""
 import json

@@ -464,9 +464,12 @@ std::vector<measurement> evaluator::evaluate_interleaved(const std::vector<candi
   for (auto& mi : ms) mi.worker_clock_s.clear();
   side_by_side_floor beside(*this, rounds);
   std::vector<std::vector<double>> fractions(cs.size());  // per candidate: round floor / round time
+  // Each round starts with the next candidate (A B, B A, ...): none is always the one that runs
+  // right after the round's probe, or the longest after its own last run.
   for (int r = 0; r < rounds; ++r) {
     std::vector<std::size_t> before(cs.size());
-    for (std::size_t i = 0; i < cs.size(); ++i) {
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      const std::size_t i = (k + static_cast<std::size_t>(r)) % cs.size();
       before[i] = times[i].size();
       if (sessions[i] && !timed_run(*sessions[i], p, ms[i], times[i], next_seed(), cs[i], true)) sessions[i].reset();
     }

@@ -131,7 +131,7 @@ json final_comparison(setup& s, const store::candidate_row& best, const std::str
   const json strings = {{"params", best.params},
                         {"status", w.status},
                         {"reason", w.reason},
-                        {"method", "interleaved A B A B, every run verified"},
+                        {"method", "interleaved, each round starting with the next (A B, B A, ...), every run verified"},
                         {"fastest_baseline", fastest_name},
                         {"family", cfg.family},
                         {"backend", cfg.backend},

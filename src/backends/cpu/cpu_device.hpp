@@ -1,6 +1,7 @@
 // The host CPU as a device: every core of the node, an OpenMP pool started before any candidate
 // is loaded (so threads a candidate leaves behind can be told apart), arguments handed over in
-// place from the shared arena, and a cache flush that sweeps a buffer larger than the LLC.
+// place from the shared arena, and a flush that touches every page of the staged arguments and
+// then sweeps a buffer larger than the LLC.
 #pragma once
 
 #include "backends/device.hpp"
