@@ -3,9 +3,9 @@
 // (evaluate), interleaved with nothing, interleaved with the first baseline (as a final
 // comparison times it), and interleaved with a second worker running itself. Prints each
 // median and its ratio to the alone figure of the same pass. On the 2-core VM (2026-12-04,
-// stencil3d7 at `tune`): alone 6.7 ms, interleaved alone 6.8-7.2 ms, beside the baseline 9.3-9.9 ms
-// (minima 6.5 ms), beside itself 8.1-12.0 ms: a second worker process alive makes the kernel
-// slower, though it is stopped (SIGSTOP) while the other runs.
+// stencil3d7 at `tune`) the interleaved figures were 1.2-1.5x the alone ones until the flush
+// before each timed run touched every page of the staged arguments (a worker waiting its turn
+// finds its pages cold there); since, 0.9-1.1x within the node's noise.
 // Built with the tests (build/bin/bench_interleaved_rounds); docs/BENCHMARKS.md.
 #include <unistd.h>
 
