@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <random>
+#include <set>
+#include <tuple>
 
 #include "asan_check.hpp"
+#include "core/rng.hpp"
 #include "eval/evaluator.hpp"
 #include "eval/probe.hpp"
 #include "util/error.hpp"
@@ -84,6 +87,65 @@ std::vector<point> extreme_points(const core::search_space& space, std::vector<s
   return out;
 }
 
+// A pair of values of two parameters: (i, value of i, j, value of j), i < j.
+using value_pair = std::tuple<std::size_t, int, std::size_t, int>;
+
+std::vector<value_pair> pairs_of(const core::genome& g) {
+  std::vector<value_pair> out;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    for (std::size_t j = i + 1; j < g.size(); ++j) out.emplace_back(i, g[i], j, g[j]);
+  return out;
+}
+
+// Points that, with `have` (the extremes), hold every pair of values of two parameters that a
+// valid point can hold: a fault needs two parameters at once more often than one at an end of its
+// range (stencil3d7's rows at once with streaming stores). Greedy: of many valid points drawn
+// from a fixed seed, the one that holds the most pairs not yet held, until none holds a new one.
+// `missing` gets how many pairs no point holds (a constraint may exclude them).
+std::vector<point> pair_points(const core::search_space& space, const std::vector<point>& have, std::size_t& missing) {
+  const auto& params = space.parameters();
+  std::set<value_pair> open;
+  for (std::size_t i = 0; i < params.size(); ++i)
+    for (std::size_t j = i + 1; j < params.size(); ++j)
+      for (int a = 0; a < static_cast<int>(params[i].values.size()); ++a)
+        for (int b = 0; b < static_cast<int>(params[j].values.size()); ++b) open.emplace(i, a, j, b);
+  auto genome_of = [&](const std::map<std::string, std::string>& values) {
+    core::genome g(params.size());
+    for (std::size_t i = 0; i < params.size(); ++i)
+      g[i] = static_cast<int>(std::find(params[i].values.begin(), params[i].values.end(), values.at(params[i].name)) -
+                              params[i].values.begin());
+    return g;
+  };
+  for (const auto& p : have)
+    for (const auto& pr : pairs_of(genome_of(p.params))) open.erase(pr);
+  std::vector<point> out;
+  core::rng r(0x70616972);  // "pair": the same points on every run
+  constexpr int draws = 200, most = 200;
+  while (!open.empty() && static_cast<int>(out.size()) < most) {
+    std::optional<core::genome> best;
+    std::size_t best_new = 0;
+    for (int d = 0; d < draws; ++d) {
+      const auto g = space.sample(r, 1000);
+      if (!g) break;
+      std::size_t n = 0;
+      for (const auto& pr : pairs_of(*g)) n += open.count(pr);
+      if (n > best_new) best = g, best_new = n;
+    }
+    if (!best) break;
+    for (const auto& pr : pairs_of(*best)) open.erase(pr);
+    out.push_back({{"pairs #" + std::to_string(out.size() + 1)}, space.values(*best)});
+  }
+  missing = open.size();
+  return out;
+}
+
+// "TILE_X=32 UNROLL=4 ...": a point in full, to build it again by hand.
+std::string spelled_out(const point& p) {
+  std::string out;
+  for (const auto& [k, v] : p.params) out += (out.empty() ? "" : " ") + k + "=" + v;
+  return out;
+}
+
 std::string file_hash(const std::filesystem::path& file) { return util::sha256().add(util::read_file(file.string())).hex(); }
 
 class checklist {
@@ -130,8 +192,13 @@ int check_family(const std::string& name, const std::vector<std::filesystem::pat
   const auto space = fam.space(backend);
   std::vector<std::string> unreachable;
   const auto points = extreme_points(space, unreachable);
-  report::line("family %s (%s), backend %s: %zu parameter(s), %zu extreme point(s), %zu acceptance sizes", fam.name.c_str(),
-               fam.toml_file.c_str(), backend.c_str(), b.params.size(), points.size(), fam.accept_sizes.size());
+  std::size_t pairs_missing = 0;
+  const auto paired = pair_points(space, points, pairs_missing);
+  report::line(
+      "family %s (%s), backend %s: %zu parameter(s), %zu extreme point(s), %zu more for every pair of values, %zu "
+      "acceptance sizes",
+      fam.name.c_str(), fam.toml_file.c_str(), backend.c_str(), b.params.size(), points.size(), paired.size(),
+      fam.accept_sizes.size());
   checklist checks;
   for (const auto& u : unreachable) checks.result("extremes", false, u + " is in no valid point (a constraint excludes it)");
 
@@ -173,6 +240,20 @@ int check_family(const std::string& name, const std::vector<std::filesystem::pat
                   failed.empty() ? std::to_string(points.size()) + " points correct at " + where +
                                        (k.misalign ? ", every argument 8 bytes past a page boundary" : "")
                                  : failed);
+    // Every pair of values of two parameters, once, with several threads.
+    if (k.threads == 3 && k.misalign == 0 && b.params.size() >= 2) {
+      std::string bad;
+      for (const auto& p : paired) {
+        const auto m = ev.evaluate(eval::candidate_from(b.tmpl, p.params));
+        if (m.status != eval::candidate_status::ok)
+          bad += (bad.empty() ? "" : "; ") + p.label() + " (" + spelled_out(p) + "): " + describe(m);
+      }
+      const std::string held = pairs_missing ? " (" + std::to_string(pairs_missing) + " pairs in no valid point drawn)" : "";
+      checks.result("pairs (3 threads)", bad.empty(),
+                    bad.empty() ? std::to_string(paired.size()) + " more points, with the extremes every pair of values" + held +
+                                      ", correct at " + where
+                                : bad);
+    }
     // Whether each parameter changes what is built: its two extremes, the rest equal.
     if (k.threads == 1)
       for (const auto& param : b.params) {

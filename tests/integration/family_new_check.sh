@@ -5,7 +5,8 @@
 # a kernel that refuses misaligned pointers fails "misaligned pointers" (the arena's offset
 # reaches the candidate), one that reads one element past its input fails "asan" (which the
 # sandboxed checks cannot see: the read stays inside the arena), and a parameter the template
-# never reads is reported.
+# never reads is reported; and a fault that only two parameter values together cause (neither at
+# an end of its range) fails "pairs".
 set -u
 galapagos=$1
 work=$(mktemp -d)
@@ -66,6 +67,33 @@ fi
 grep -qE "^note parameter UNUSED: the binary is the same at UNUSED=0 and UNUSED=1" "$work/broken.log" ||
   fail "the unused parameter is not reported"
 grep -q "^broken: a check FAILED" "$work/broken.log" || fail "no summary line"
+
+# --- a fault that needs two parameters at once ----------------------------------------------------
+# UNROLL=4 with MODE=1: two values inside their ranges, in no extreme point; only the pairs find it.
+cp -r "$work/tiny" "$work/paired"
+sed -i 's/^name = "tiny"/name = "paired"/' "$work/paired/family.toml"
+cat >>"$work/paired/family.toml" <<'TOML'
+
+[[cpu.params]]
+name = "MODE"
+values = [0, 1, 2]
+TOML
+sed -i 's|^  double\* y = static_cast<double\*>(args\[2\].data);|&\
+  if (GLP_UNROLL == 4 \&\& GLP_MODE == 1) return 9;|' "$work/paired/cpu/tiny.cpp"
+sed -i 's|^#ifndef GLP_UNROLL|#ifndef GLP_MODE\
+#define GLP_MODE 0\
+#endif\
+&|' "$work/paired/cpu/tiny.cpp"
+grep -q "return 9" "$work/paired/cpu/tiny.cpp" || fail "the paired copy was not made"
+"$galapagos" family check paired --dir "$work" >"$work/paired.log" 2>&1; code=$?
+cat "$work/paired.log"
+[[ $code -eq 1 ]] || fail "family check of the paired copy: exit $code, expected 1"
+for check in "extremes (1 thread)" "extremes (3 threads)" "misaligned pointers"; do
+  grep -qF "ok   $check: " "$work/paired.log" || fail "paired copy: '$check' should pass (no extreme holds the pair)"
+done
+grep -qE "^FAIL pairs \(3 threads\): pairs #[0-9]+ \((MODE=1 UNROLL=4)\): .*returned 9" "$work/paired.log" ||
+  fail "no failed 'pairs' line naming MODE=1 UNROLL=4"
+grep -qE "^ok   pairs \(3 threads\): [0-9]+ more points" "$work/broken.log" || fail "the broken copy's pairs did not pass"
 
 "$galapagos" family check nosuch --dir "$work" >/dev/null 2>"$work/err.txt"; code=$?
 [[ $code -eq 2 ]] && grep -q "unknown family" "$work/err.txt" || fail "family check of an unknown family: exit $code"
