@@ -64,13 +64,13 @@ TEST(CpuDevice, FlushTouchesEveryPageOfEveryStagedArgumentOfEverySet) {
   ASSERT_EQ(count(set0.resident()), 0u);
   auto dev = be::make_cpu_device(2, 1 << 20);
   // Set 0: a float64 input of 10 pages and a float32 output ending 4 bytes into its 30th page
-  // (the last page holds only part of it); set 1: an int32 argument of 24 pages, starting
-  // 100 bytes into its first (an argument need not start on a page).
+  // (the last page holds only part of it); set 1: an int32 argument of 23 pages' worth of bytes,
+  // starting 100 bytes into its first page and so reaching 100 bytes into its 24th (an argument
+  // need not start on a page).
   const std::vector<be::arena_arg> a0 = {
       {set0.data(), 10 * page / 8, GLP_FLOAT64, GLP_IN},
       {set0.data() + 10 * page, static_cast<std::int64_t>(29 * page / 4 + 1), GLP_FLOAT32, GLP_OUT}};
-  const std::vector<be::arena_arg> a1 = {
-      {set1.data() + 100, static_cast<std::int64_t>((24 * page - 100) / 4), GLP_INT32, GLP_INOUT}};
+  const std::vector<be::arena_arg> a1 = {{set1.data() + 100, static_cast<std::int64_t>(23 * page / 4), GLP_INT32, GLP_INOUT}};
   dev->stage(a0, 0);
   dev->stage(a1, 1);
   dev->flush();

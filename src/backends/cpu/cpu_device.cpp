@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace galapagos::backends {
@@ -85,10 +86,16 @@ class host_device final : public device {
     std::size_t sum = 0;
     for (const auto& set : staged_)
       for (const auto& a : set) {
+        const std::size_t bytes = static_cast<std::size_t>(a.count) * dtype_bytes(a.dtype);
+        if (bytes == 0) continue;
+        // Its first byte and the first byte of every further page it reaches into (it need not
+        // start on a page).
         const auto* p = static_cast<const volatile unsigned char*>(a.data);
-        const auto pages = static_cast<long>((static_cast<std::size_t>(a.count) * dtype_bytes(a.dtype) + page - 1) / page);
+        const std::size_t into = reinterpret_cast<std::uintptr_t>(a.data) % page;
+        const auto pages = static_cast<long>((into + bytes + page - 1) / page);
+        sum += p[0];
 #pragma omp parallel for reduction(+ : sum) schedule(static)
-        for (long i = 0; i < pages; ++i) sum += p[static_cast<std::size_t>(i) * page];
+        for (long i = 1; i < pages; ++i) sum += p[static_cast<std::size_t>(i) * page - into];
       }
     volatile std::size_t sink = sum;
     (void)sink;
