@@ -109,15 +109,9 @@ std::vector<point> pair_points(const core::search_space& space, const std::vecto
     for (std::size_t j = i + 1; j < params.size(); ++j)
       for (int a = 0; a < static_cast<int>(params[i].values.size()); ++a)
         for (int b = 0; b < static_cast<int>(params[j].values.size()); ++b) open.emplace(i, a, j, b);
-  auto genome_of = [&](const std::map<std::string, std::string>& values) {
-    core::genome g(params.size());
-    for (std::size_t i = 0; i < params.size(); ++i)
-      g[i] = static_cast<int>(std::find(params[i].values.begin(), params[i].values.end(), values.at(params[i].name)) -
-                              params[i].values.begin());
-    return g;
-  };
   for (const auto& p : have)
-    for (const auto& pr : pairs_of(genome_of(p.params))) open.erase(pr);
+    if (const auto g = space.from_values(p.params))
+      for (const auto& pr : pairs_of(*g)) open.erase(pr);
   std::vector<point> out;
   core::rng r(0x70616972);  // "pair": the same points on every run
   constexpr int draws = 200, most = 200;
