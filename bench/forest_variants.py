@@ -4,8 +4,8 @@ evaluations on each recorded space and over each set of them, for one build of g
 
     bench/forest_variants.py GALAPAGOS NAME SEED0 SEEDS BUDGET [VAR=VALUE ...] [--spaces DIR] [--config FILE]
 
-The spaces: tests/data/spaces/{stencil3d7,gemm}-cpu.h5 and -cpu-tune.h5, and the measured and
-synthetic Kernel Tuner caches that bench/strategies.py writes into DIR (run it once first).
+The spaces: tests/data/spaces/{stencil3d7,gemm}-cpu.h5 and -cpu-tune.h5, and the measured (five)
+and synthetic (three) Kernel Tuner caches that bench/strategies.py writes into DIR (run it once first).
 VAR=VALUE pairs go into the environment of `galapagos simulate`: a build with
 docs/results/forest-small-budget/variants.patch applied reads the variants of docs/strategies.md
 ("Tried for small budgets") from it; an unpatched build ignores them. --config passes a run config
@@ -38,7 +38,8 @@ def main():
     kt = lambda kind: [os.path.join(a.spaces, f"kt-{n}-{kind}.json") for n in ("gemm", "convolution", "pnpoly")]
     sets = {"cpu": [os.path.join(t, f"{n}-cpu.h5") for n in ("stencil3d7", "gemm")],
             "tune": [os.path.join(t, f"{n}-cpu-tune.h5") for n in ("stencil3d7", "gemm")],
-            "h200": kt("h200"), "synthetic": kt("synthetic")}
+            "h200": kt("h200") + [os.path.join(a.spaces, f"kt-{n}-h200.json") for n in ("dedispersion", "convolution2048")],
+            "synthetic": kt("synthetic")}
     at = [b for b in (10, 25, 50, 100, 200, 400) if b <= a.budget]
     spaces = [s for v in sets.values() for s in v]
     missing = [s for s in spaces if not os.path.exists(s)]
@@ -59,7 +60,7 @@ def main():
     for s in spaces:
         print(f"  {os.path.basename(s):30s} {row(res[s])}")
     for name, group in {"measured (cpu + h200)": sets["cpu"] + sets["h200"], "cpu + synthetic": sets["cpu"] + sets["synthetic"],
-                        "tune": sets["tune"], "all ten": spaces}.items():
+                        "tune": sets["tune"], "all twelve": spaces}.items():
         print(f"  {name:30s} {row(mean(group))}")
 
 

@@ -8,12 +8,13 @@ space).
     bench/strategies.py GALAPAGOS [--spaces DIR] [--seeds 50] [--strategies forest,hybrid,ga,annealing,random,exhaustive]
                         [--extra FILE...]
 
-Spaces: the exhaustive galapagos recordings tests/data/spaces/{stencil3d7,gemm}-cpu.h5; three
-Kernel Tuner caches of published spaces measured on an NVIDIA H200 by bench/kt_spaces
-(docs/results/kt-spaces/*.json.xz, unpacked into --spaces); the same three spaces with the
+Spaces: the exhaustive galapagos recordings tests/data/spaces/{stencil3d7,gemm}-cpu{,-tune}.h5 (two
+sizes each); five Kernel Tuner caches of published spaces measured on an NVIDIA H200 by
+bench/kt_spaces (gemm, convolution at two sizes, pnpoly, dedispersion:
+docs/results/kt-spaces/*.json.xz, unpacked into --spaces); gemm, convolution and pnpoly with the
 synthetic times of tools/synthetic_kt_cache.py (written into --spaces when missing). Prints
 Markdown tables (docs/BENCHMARKS.md, "Search strategies"): per space, then the mean over the
-CPU and H200 spaces, over the CPU and synthetic spaces, and over all eight. --extra adds recorded
+nine measured CPU and H200 spaces, over the CPU and synthetic spaces, and over all twelve. --extra adds recorded
 spaces of your own (results files, Kernel Tuner caches, T4 files, gzip-compressed or not) as a
 fourth set.
 """
@@ -50,10 +51,10 @@ def main():
     ap.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="evaluations to report after (the largest is the run's)")
     a = ap.parse_args()
     BUDGETS[:] = sorted(int(b) for b in a.budgets.split(","))
-    names = ("gemm", "convolution", "pnpoly")
+    names = ("gemm", "convolution", "pnpoly")  # the spaces with synthetic times as well
     os.makedirs(a.spaces, exist_ok=True)
     measured = []
-    for n in names:
+    for n in names + ("dedispersion", "convolution2048"):
         path = os.path.join(a.spaces, f"kt-{n}-h200.json")
         if not os.path.exists(path):
             with lzma.open(os.path.join(SRC, "docs", "results", "kt-spaces", f"kt-{n}-h200.json.xz")) as f, open(path, "wb") as out:
@@ -63,7 +64,7 @@ def main():
     if not all(os.path.exists(p) for p in synthetic):
         subprocess.run([sys.executable, os.path.join(SRC, "tools", "synthetic_kt_cache.py"), a.spaces], check=True,
                        stdout=subprocess.DEVNULL)
-    cpu = [os.path.join(SRC, "tests", "data", "spaces", f"{n}-cpu.h5") for n in ("stencil3d7", "gemm")]
+    cpu = [os.path.join(SRC, "tests", "data", "spaces", f"{n}-cpu{size}.h5") for n in ("stencil3d7", "gemm") for size in ("", "-tune")]
     spaces = cpu + measured + synthetic + a.extra
     kinds = a.strategies.split(",")
     if "random" not in kinds:
@@ -85,7 +86,7 @@ def main():
             cells = [f"{mean(res[(sp, k)], b):.3f} ±{spread(res[(sp, k)], b):.3f}, {share(res[(sp, k)], b):.0%}" for b in BUDGETS]
             print(f"| {k} | " + " | ".join(cells) + " |")
         print()
-    sets = [("CPU + H200 (measured spaces)", cpu + measured), ("CPU + synthetic", cpu + synthetic), ("all eight", cpu + measured + synthetic)]
+    sets = [("CPU + H200 (measured spaces)", cpu + measured), ("CPU + synthetic", cpu + synthetic), ("all twelve", cpu + measured + synthetic)]
     if a.extra:
         sets.append(("the extra spaces", a.extra))
     for title, group in sets:

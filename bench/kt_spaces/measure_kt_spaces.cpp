@@ -1,5 +1,5 @@
-// measure_kt_spaces: measures three published Kernel Tuner parameter spaces (convolution, pnpoly,
-// gemm) on the local NVIDIA GPU and writes each as a Kernel Tuner cache file (schema 1.0.0).
+// measure_kt_spaces: measures four published Kernel Tuner parameter spaces (convolution, pnpoly,
+// gemm, dedispersion) on the local NVIDIA GPU and writes each as a Kernel Tuner cache file (schema 1.0.0).
 //
 //   measure_kt_spaces SPACE OUT.json [--kernels DIR] [--limit N] [--stride K]
 //                     [--deadline UNIX_SECONDS] [--threads T] [--size N]
@@ -7,8 +7,9 @@
 //                     [--threads T]
 //
 // The parameter lists, their order and the restrictions are exactly those of
-// tools/synthetic_kt_cache.py (gemm_space, convolution_space, pnpoly_space); only the times are
-// measured instead of modelled. The kernels (kernels/*.cu) are our own implementations of the
+// tools/synthetic_kt_cache.py (gemm_space, convolution_space, pnpoly_space; dedispersion has no
+// synthetic counterpart: its parameters are those of Kernel Tuner's dedispersion benchmark); only
+// the times are measured instead of modelled. The kernels (kernels/*.cu) are our own implementations of the
 // published parameter semantics.
 //
 // How it works:
@@ -45,7 +46,8 @@ struct Options {
     bool compile_only = false;
     bool compile_worker = false;  // internal: this process is a compile worker (see WorkerProcess)
     int arch = 90;        // --compile-only only; measuring uses the device's own
-    long size = 0;        // 0: the published size (gemm 2048, convolution 4096, pnpoly 20000000)
+    long size = 0;        // 0: the published size (gemm 2048, convolution 4096, pnpoly 20000000,
+                          // dedispersion 12500 samples)
 };
 
 void usage()
@@ -55,11 +57,12 @@ void usage()
                  "                         [--deadline UNIX_SECONDS] [--threads T] [--size N]\n"
                  "       measure_kt_spaces SPACE --compile-only [--arch XY] [--kernels DIR] [--limit N]\n"
                  "                         [--stride K] [--threads T]\n"
-                 "SPACE: convolution, pnpoly or gemm. --limit N: the first N selected configurations (0, the\n"
+                 "SPACE: convolution, pnpoly, gemm or dedispersion. --limit N: the first N selected configurations (0, the\n"
                  "default: all); --stride K: every K-th valid configuration; --threads T: compile processes\n"
                  "(default: cores - 1 when measuring, all cores with --compile-only); --deadline: stop\n"
                  "compiling and measuring at that time and write a partial cache; --size N: problem size\n"
-                 "(gemm: m = n = k = N, a multiple of 128; convolution: N x N; pnpoly: N points); --arch XY: sm_XY for\n"
+                 "(gemm: m = n = k = N, a multiple of 128; convolution: N x N; pnpoly: N points; dedispersion: N samples);\n"
+                 "--arch XY: sm_XY for "
                  "--compile-only (default 90); --kernels DIR: kernel sources (default <binary dir>/kernels).\n");
     quit(2);
 }
@@ -239,6 +242,8 @@ int measure(const Options& o, const Space& s, const std::vector<Config>& configs
         work = std::make_unique<ConvolutionWorkload>();
     else if (s.name == "pnpoly")
         work = std::make_unique<PnpolyWorkload>();
+    else if (s.name == "dedispersion")
+        work = std::make_unique<DedispersionWorkload>();
     else
         work = std::make_unique<GemmWorkload>();
     work->setup(ref);
@@ -392,7 +397,7 @@ int main(int argc, char** argv)
             return 2;
         }
         const int n = int(std::min<long>(o.size, 1L << 30));
-        (o.space == "gemm" ? kGemmSize : o.space == "pnpoly" ? kPoints : kConvWidth) = n;
+        (o.space == "gemm" ? kGemmSize : o.space == "pnpoly" ? kPoints : o.space == "dedispersion" ? kDedispSamples : kConvWidth) = n;
         if (o.space == "convolution")
             kConvHeight = n;
     }
@@ -403,6 +408,8 @@ int main(int argc, char** argv)
         s = pnpoly_space();
     else if (o.space == "gemm")
         s = gemm_space();
+    else if (o.space == "dedispersion")
+        s = dedispersion_space();
     else
         usage();
 

@@ -1,4 +1,4 @@
-// The three parameter spaces, their configurations, and NVRTC compilation of one configuration.
+// The four parameter spaces, their configurations, and NVRTC compilation of one configuration.
 // Part of measure_kt_spaces.cpp (one translation unit; see its head comment).
 #pragma once
 
@@ -63,6 +63,11 @@ int kConvWidth = 4096, kConvHeight = 4096;
 int kPoints = 20000000;
 constexpr int kVertices = 600;
 int kGemmSize = 2048;   // m = n = k
+// Dedispersion: the problem of the published benchmark's smaller set-up (384 channels of
+// 0.78125 MHz below 1220 MHz, 81.92 us samples, 512 DMs 0.02 apart); --size N sets the samples.
+int kDedispSamples = 12500;
+constexpr int kDedispDms = 512, kDedispChannels = 384;
+constexpr float kDedispDmStep = 0.02f;
 
 std::vector<int> range_values(int first, int last, int step)
 {
@@ -151,6 +156,65 @@ Space pnpoly_space()
                         std::to_string(kVertices) + "\n";
     s.block = [](const Config& c) { return Dim3{unsigned(c("block_size_x")), 1, 1}; };
     s.grid = [](const Config& c) { return Dim3{ceil_div(kPoints, (long long)c("block_size_x") * c("tile_size")), 1, 1}; };
+    return s;
+}
+
+// The delay of each channel per unit of DM, in samples (cold plasma dispersion: 4148.808 s MHz^2
+// per unit DM times 1/f^2 - 1/f_top^2), and the largest shift any DM needs (max_shift).
+std::vector<float> dedispersion_delays()
+{
+    const double bandwidth = 0.78125, lowest = 1220.0 - 0.5 * bandwidth, sampling_time = 81.92e-6;
+    const double top = lowest + (kDedispChannels - 1) * bandwidth;
+    std::vector<float> d(kDedispChannels);
+    for (int c = 0; c < kDedispChannels; c++) {
+        const double f = lowest + c * bandwidth;
+        d[c] = float(4148.808 * (1.0 / (f * f) - 1.0 / (top * top)) / sampling_time);
+    }
+    return d;
+}
+
+int dedispersion_max_shift()
+{
+    float most = 0;
+    for (float d : dedispersion_delays())
+        most = std::max(most, std::ceil(float(kDedispDms) * kDedispDmStep * d));
+    return int(most) + 1;
+}
+
+Space dedispersion_space()
+{
+    Space s;
+    s.name = "dedispersion";
+    s.problem_size = {kDedispSamples, kDedispDms};
+    std::vector<int> by;
+    for (int i = 4; i <= 32; i++)
+        by.push_back(8 * i);
+    s.params = {{"block_size_x", {1, 2, 4, 8, 16, 32}},
+                {"block_size_y", by},
+                {"block_size_z", {1}},
+                {"tile_size_x", range_values(1, 4, 1)},
+                {"tile_size_y", range_values(1, 8, 1)},
+                {"tile_stride_x", {0, 1}},
+                {"tile_stride_y", {0, 1}},
+                {"loop_unroll_factor_channel", {0}}};
+    s.valid = [](const Config& c) {
+        const int threads = c("block_size_x") * c("block_size_y");
+        return threads >= 32 && threads <= 1024 && (c("tile_size_x") > 1 || c("tile_stride_x") == 0) &&
+               (c("tile_size_y") > 1 || c("tile_stride_y") == 0);
+    };
+    s.kernel_file = "dedispersion.cu";
+    s.kernel_name = "dedispersion_kernel";
+    char step[32];
+    std::snprintf(step, sizeof step, "%.9gf", double(kDedispDmStep));
+    s.problem_defines = "#define nr_dms " + std::to_string(kDedispDms) + "\n#define nr_samples " +
+                        std::to_string(kDedispSamples) + "\n#define nr_channels " + std::to_string(kDedispChannels) +
+                        "\n#define max_shift " + std::to_string(dedispersion_max_shift()) + "\n#define dm_step " + step +
+                        "\n";
+    s.block = [](const Config& c) { return Dim3{unsigned(c("block_size_x")), unsigned(c("block_size_y")), 1}; };
+    s.grid = [](const Config& c) {
+        return Dim3{ceil_div(kDedispSamples, c("block_size_x") * c("tile_size_x")),
+                    ceil_div(kDedispDms, c("block_size_y") * c("tile_size_y")), 1};
+    };
     return s;
 }
 

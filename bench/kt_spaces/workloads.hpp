@@ -356,5 +356,61 @@ struct GemmWorkload : Workload {
     void** args() override { return arg_ptrs; }
 };
 
+// Dedispersion: random 8-bit samples; every sum is exact in float, so the check is strict. The
+// host recomputes sample outputs with the same float products as the kernels.
+struct DedispersionWorkload : Workload {
+    DeviceBuffer input, delays;
+    std::vector<unsigned char> h_input;
+    std::vector<float> h_delays;
+    void* arg_ptrs[3];
+
+    void setup(ReferenceModule& ref) override
+    {
+        const int row = kDedispSamples + dedispersion_max_shift();
+        h_delays = dedispersion_delays();
+        Rng rng(8675309);
+        h_input.resize(size_t(kDedispChannels) * row);
+        for (auto& v : h_input)
+            v = static_cast<unsigned char>(rng.next() & 0xff);
+        input.alloc(h_input.size());
+        input.upload(h_input.data());
+        delays.alloc(h_delays.size() * 4);
+        delays.upload(h_delays.data());
+        elements = size_t(kDedispDms) * kDedispSamples;
+        output.alloc(elements * 4);
+        reference.alloc(elements * 4);
+        tolerance = 0.0f;
+
+        int dms = kDedispDms, samples = kDedispSamples, channels = kDedispChannels, rl = row;
+        float step = kDedispDmStep;
+        void* a[] = {&reference.ptr, &input.ptr, &delays.ptr, &dms, &samples, &channels, &rl, &step};
+        launch_sync(ref.get("dedispersion_reference"), Dim3{ceil_div(samples, 128), ceil_div(dms, 2), 1},
+                    Dim3{128, 2, 1}, a, "dedispersion reference");
+
+        std::vector<float> out(elements);
+        CU(cuMemcpyDtoH(out.data(), reference.ptr, elements * 4));
+        Rng srng(3);
+        for (int k = 0; k < 4000; k++) {
+            const int dm = k < 4 ? (k & 1) * (kDedispDms - 1) : srng.integer(0, kDedispDms - 1);
+            const int s = k < 4 ? (k >> 1) * (kDedispSamples - 1) : srng.integer(0, kDedispSamples - 1);
+            const volatile float dm_value = float(dm) * kDedispDmStep;   // rounded to float, as on the GPU
+            double sum = 0;
+            for (int c = 0; c < kDedispChannels; c++) {
+                const volatile float delay = dm_value * h_delays[c];
+                sum += h_input[size_t(c) * row + s + int(delay)];
+            }
+            if (double(out[size_t(dm) * kDedispSamples + s]) != sum)
+                die(4, "dedispersion reference kernel disagrees with the host at DM " + std::to_string(dm) +
+                           ", sample " + std::to_string(s));
+        }
+        std::vector<unsigned char>().swap(h_input);
+        arg_ptrs[0] = &output.ptr;
+        arg_ptrs[1] = &input.ptr;
+        arg_ptrs[2] = &delays.ptr;
+    }
+
+    void** args() override { return arg_ptrs; }
+};
+
 
 }  // namespace kt

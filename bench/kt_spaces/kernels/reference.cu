@@ -49,6 +49,21 @@ extern "C" __global__ void gemm_reference(const float* A, const float* B, float*
     C[(size_t)n * m_size + m] = sum;
 }
 
+// output[dm][s] = sum_c input[c][s + (int)((dm * dm_step) * delays[c])], one thread per output.
+extern "C" __global__ void dedispersion_reference(float* output, const unsigned char* input, const float* delays,
+                                                  int nr_dms, int nr_samples, int nr_channels, int row_length,
+                                                  float dm_step)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    const int dm = blockIdx.y * blockDim.y + threadIdx.y;
+    if (s >= nr_samples || dm >= nr_dms)
+        return;
+    float sum = 0.0f;
+    for (int c = 0; c < nr_channels; c++)
+        sum += (float)input[(size_t)c * row_length + s + (int)__fmul_rn(__fmul_rn((float)dm, dm_step), delays[c])];
+    output[(size_t)dm * nr_samples + s] = sum;
+}
+
 // result[0] += number of elements with |out-ref| / max(1, |ref|) > tolerance (NaN counts),
 // result[1] = max of that error as float bits (non-negative floats order like their bits).
 extern "C" __global__ void compare_float(const float* out, const float* ref, long long n, float tolerance,
