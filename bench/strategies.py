@@ -8,6 +8,9 @@ space).
     bench/strategies.py GALAPAGOS [--spaces DIR] [--seeds 50] [--strategies forest,hybrid,ga,annealing,random,exhaustive]
                         [--extra FILE...]
 
+`kt_dual_annealing` among --strategies adds Kernel Tuner's dual annealing as re-implemented by
+bench/kt_dual_annealing.py (SciPy; one island).
+
 Spaces: the exhaustive galapagos recordings tests/data/spaces/{stencil3d7,gemm}-cpu{,-tune}.h5 (two
 sizes each); five Kernel Tuner caches of published spaces measured on an NVIDIA H200 by
 bench/kt_spaces (gemm, convolution at two sizes, pnpoly, dedispersion:
@@ -33,6 +36,10 @@ SRC = os.path.dirname(HERE)
 
 
 def run(galapagos, space, kind, seeds, islands):
+    if kind == "kt_dual_annealing":  # Kernel Tuner's dual annealing, re-implemented (one island)
+        cmd = [sys.executable, os.path.join(HERE, "kt_dual_annealing.py"), space, "--seed", "1", "--seeds", str(seeds),
+               "--budget", str(max(BUDGETS)), "--at", ",".join(map(str, BUDGETS))]
+        return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     cmd = [galapagos, "simulate", space, "--strategy", kind, "--islands", str(islands), "--budget", str(max(BUDGETS) // islands),
            "--seed", "1",
            "--seeds", str(seeds), "--at", ",".join(map(str, BUDGETS)), "--json"]

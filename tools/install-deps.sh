@@ -20,7 +20,7 @@ packages=(
   zlib1g-dev
   libgtest-dev googletest
   libopenblas-dev libblis-openmp-dev
-  python3 python3-h5py python3-numpy python3-pandas python3-matplotlib
+  python3 python3-h5py python3-numpy python3-scipy python3-pandas python3-matplotlib
   python3-venv python3-pip python3-setuptools python3-wheel
   chromium
   slurm-wlm munge
