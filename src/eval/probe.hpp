@@ -60,7 +60,8 @@ void measure_ceilings(machine_probe& p);
 bool same_machine_kind(const machine_probe& a, const machine_probe& b);
 // The STREAM-like part alone (best of copy, triad and streaming-store copy), in GB/s.
 double measure_bandwidth_gbs(std::size_t llc_bytes);
-// The BLAS part alone: the best dgemm (or sgemm) rate of `reps` products, in GFLOP/s.
+// The BLAS part alone: the best dgemm (or sgemm) rate of `reps` products of 1536 x 1536 and
+// 4 x `reps` of 512 x 512, in GFLOP/s.
 double measure_peak_gflops(bool single_precision, int reps = 6);
 
 // The STREAM-like probe with its arrays (3 x the larger of 8 x the last-level cache and 256 MiB)
@@ -69,14 +70,17 @@ double measure_peak_gflops(bool single_precision, int reps = 6);
 class bandwidth_probe {
  public:
   explicit bandwidth_probe(std::size_t llc_bytes);
-  // The best rate of `reps` passes of copy, triad and streaming-store copy, in GB/s.
+  // The best rate of `reps` passes of copy, triad and streaming-store copy, each followed by
+  // bursts over cold regions of half the LLC (see bursts()), in GB/s.
   double gbs(int reps);
 
  private:
+  double bursts();
   struct aligned_free {
     void operator()(double* p) const { std::free(p); }
   };
   long n_;
+  long burst_;  // doubles per burst region
   std::unique_ptr<double[], aligned_free> a_, b_, c_;
 };
 
