@@ -9,8 +9,9 @@ deviation, share of seeds at the optimum) cold and warm, and the mean over the p
 
 Default pairs:
 - measured: the recorded CPU spaces of tests/data/spaces at two sizes (gemm, stencil3d7: `small`
-  and `tune`, recorded on a 2-core VM), and the Kernel Tuner convolution space measured on an H200
-  at 4096² and 2048², each warm-started from the other;
+  and `tune`, recorded on a 2-core VM), and three Kernel Tuner spaces measured on an H200 at two
+  problem sizes each (convolution 4096² and 2048², dedispersion 12500 and 25000 samples, pnpoly
+  20 M and 5 M points), each warm-started from the other;
 - cross-model: the three Kernel Tuner spaces of bench/strategies.py measured on an H200 and with
   the synthetic times of tools/synthetic_kt_cache.py, each warm-started from the other (the same
   parameters, weakly related times: rank correlation 0.13-0.43);
@@ -51,7 +52,8 @@ def simulate(galapagos, target, prior, seeds, budgets):
 def kt_spaces(spaces):
     os.makedirs(spaces, exist_ok=True)
     names = ("gemm", "convolution", "pnpoly")
-    for n in names + ("convolution2048",):
+    sizes = (("convolution", "convolution2048"), ("dedispersion", "dedispersion25000"), ("pnpoly", "pnpoly5M"))
+    for n in names + tuple(x for pair in sizes for x in pair if x not in names):
         path = os.path.join(spaces, f"kt-{n}-h200.json")
         if not os.path.exists(path):
             with lzma.open(os.path.join(SRC, "docs", "results", "kt-spaces", f"kt-{n}-h200.json.xz")) as f, \
@@ -64,8 +66,9 @@ def kt_spaces(spaces):
     for n in names:
         m, s = os.path.join(spaces, f"kt-{n}-h200.json"), os.path.join(spaces, f"kt-{n}-synthetic.json")
         pairs += [(m, s, "cross-model"), (s, m, "cross-model")]
-    big, small = os.path.join(spaces, "kt-convolution-h200.json"), os.path.join(spaces, "kt-convolution2048-h200.json")
-    pairs += [(big, small, "measured"), (small, big, "measured")]
+    for one, other in sizes:  # one kernel measured on the H200 at two problem sizes
+        a, b = os.path.join(spaces, f"kt-{one}-h200.json"), os.path.join(spaces, f"kt-{other}-h200.json")
+        pairs += [(a, b, "measured"), (b, a, "measured")]
     return pairs
 
 
