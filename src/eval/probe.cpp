@@ -45,8 +45,22 @@ void copy_range(double* dst, const double* src, long from, long to, bool streami
 
 }  // namespace
 
+namespace {
+
+// Doubles per array of the STREAM-like probe: 8 x the LLC, at least 256 MiB, and the three
+// arrays within a quarter of the memory available now (never below 32 MiB each): a probe must not
+// be what runs a node out of memory.
+long probe_elements(std::size_t llc_bytes) {
+  std::size_t bytes = std::max<std::size_t>(8 * llc_bytes, std::size_t{256} << 20);
+  if (const std::size_t avail = available_memory_bytes(); avail > 0)
+    bytes = std::min(bytes, std::max<std::size_t>(avail / 12, std::size_t{32} << 20));
+  return static_cast<long>(bytes / sizeof(double)) & ~7L;
+}
+
+}  // namespace
+
 bandwidth_probe::bandwidth_probe(std::size_t llc_bytes)
-    : n_(static_cast<long>(std::max<std::size_t>(8 * llc_bytes / sizeof(double), 1u << 25))),
+    : n_(probe_elements(llc_bytes)),
       burst_(std::clamp(static_cast<long>(llc_bytes / 2 / sizeof(double)), 1L << 18, n_ / 8) & ~7L) {
   for (auto* b : {&a_, &b_, &c_}) {
     b->reset(static_cast<double*>(std::aligned_alloc(64, static_cast<std::size_t>(n_) * sizeof(double))));
@@ -138,7 +152,7 @@ double measure_peak_gflops(bool single_precision, int reps) {
   return single_precision ? gemm_gflops<float>(sgemm_, reps) : gemm_gflops<double>(dgemm_, reps);
 }
 
-std::size_t last_level_cache_bytes() {
+std::size_t reported_llc_bytes() {
   std::size_t best = 0;
   for (int idx = 0; idx < 8; ++idx) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/";
@@ -150,7 +164,26 @@ std::size_t last_level_cache_bytes() {
     if (s.back() == 'M') v <<= 20;
     best = std::max(best, v);
   }
-  return best > 0 ? best : (32u << 20);
+  return best;
+}
+
+std::size_t last_level_cache_bytes(int cores) {
+  const std::size_t reported = reported_llc_bytes();
+  if (reported == 0) return kDefaultLlcBytes;
+  const std::size_t reach =
+      std::max<std::size_t>(kLlcFloorBytes, static_cast<std::size_t>(std::max(cores, 1)) * kLlcPerCoreBytes);
+  return std::min(reported, reach);
+}
+
+std::size_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string key; in >> key;) {
+    std::size_t kb = 0;
+    if (key == "MemAvailable:" && in >> kb) return kb << 10;
+    in.ignore(1 << 10, '\n');
+  }
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
 }
 
 std::string cpu_model_name() {
@@ -239,7 +272,7 @@ machine_probe describe_machine() {
   p.cpu_model = cpu_model_name();
   p.cores = backends::cpu::widen_affinity();
   omp_set_num_threads(p.cores);
-  p.llc_bytes = last_level_cache_bytes();
+  p.llc_bytes = last_level_cache_bytes(p.cores);
   return p;
 }
 

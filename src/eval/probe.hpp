@@ -44,7 +44,19 @@ struct machine_probe {
   ceilings limits() const;
 };
 
-std::size_t last_level_cache_bytes();
+// The last-level cache this process's cores can fill: the largest data cache the kernel reports
+// for CPU 0, but no more than kLlcPerCoreBytes per usable core (kLlcFloorBytes at least). A VM or
+// a container on a few cores of a many-chiplet processor is told the whole socket's L3 (seen:
+// 480 MiB on a 2-core VM of a 16-chiplet EPYC), of which its cores reach one chiplet's; sizing
+// the cache flush and the bandwidth probe from that would flush gigabytes per timed run and
+// allocate tens of gigabytes. kDefaultLlcBytes when the kernel reports no cache.
+constexpr std::size_t kLlcPerCoreBytes = std::size_t{16} << 20, kLlcFloorBytes = std::size_t{64} << 20,
+                      kDefaultLlcBytes = std::size_t{32} << 20;
+std::size_t last_level_cache_bytes(int cores);
+// The largest data or unified cache the kernel reports for CPU 0 (0: none reported).
+std::size_t reported_llc_bytes();
+// MemAvailable of /proc/meminfo (free pages when it is missing), in bytes; 0 when unknown.
+std::size_t available_memory_bytes();
 std::string cpu_model_name();
 // The vector and arithmetic extensions the CPU reports that a kernel writer cares about
 // (e.g. "sse4_2 avx avx2 fma avx512f avx512dq avx512vl"); "" when unknown.
@@ -64,7 +76,8 @@ double measure_bandwidth_gbs(std::size_t llc_bytes);
 // 4 x `reps` of 512 x 512, in GFLOP/s.
 double measure_peak_gflops(bool single_precision, int reps = 6);
 
-// The STREAM-like probe with its arrays (3 x the larger of 8 x the last-level cache and 256 MiB)
+// The STREAM-like probe with its arrays (3 x the larger of 8 x the last-level cache and 256 MiB,
+// within a quarter of the available memory)
 // kept between measurements: for probes taken again and again, as between the rounds of a final
 // comparison, where allocating and touching the arrays each time would cost more than measuring.
 class bandwidth_probe {

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -359,4 +360,21 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   Kokkos::ScopeGuard kokkos(argc, argv);
   return RUN_ALL_TESTS();
+}
+
+// The cache the probe and the flush are sized by is what the process's cores can fill, never the
+// whole socket's L3 that a VM on a few cores of a many-chiplet processor is told (480 MiB seen on
+// a 2-core VM: a probe of 3 x 8 x that ran the node out of memory).
+TEST(Probe, LastLevelCacheIsBoundedByTheCoresThatCanFillIt) {
+  const std::size_t reported = ge::reported_llc_bytes();
+  for (const int cores : {1, 2, 4, 64, 512}) {
+    const std::size_t llc = ge::last_level_cache_bytes(cores);
+    const std::size_t reach = std::max(ge::kLlcFloorBytes, static_cast<std::size_t>(cores) * ge::kLlcPerCoreBytes);
+    EXPECT_GT(llc, 0u);
+    EXPECT_LE(llc, reach) << cores << " cores";
+    if (reported > 0) EXPECT_EQ(llc, std::min(reported, reach)) << cores << " cores";
+  }
+  EXPECT_GT(ge::available_memory_bytes(), 0u);
+  const auto p = ge::describe_machine();
+  EXPECT_EQ(p.llc_bytes, ge::last_level_cache_bytes(p.cores));
 }
