@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -175,15 +176,59 @@ std::size_t last_level_cache_bytes(int cores) {
   return std::min(reported, reach);
 }
 
+namespace {
+
+std::size_t read_bytes(const std::string& path) {  // a cgroup memory file: a number or "max"
+  std::ifstream in(path);
+  std::string v;
+  if (!(in >> v) || v.empty() || v.find_first_not_of("0123456789") != std::string::npos) return SIZE_MAX;
+  return std::stoull(v);
+}
+
+// What the cgroups this process is in (the Slurm job's, a container's) still let it allocate:
+// for each ancestor with a memory limit, the limit less its usage; SIZE_MAX without limits.
+std::size_t cgroup_headroom() {
+  std::ifstream in("/proc/self/cgroup");
+  std::size_t headroom = SIZE_MAX;
+  for (std::string line; std::getline(in, line);) {
+    std::string root, limit, usage;
+    if (line.rfind("0::", 0) == 0) {
+      root = "/sys/fs/cgroup", limit = "memory.max", usage = "memory.current";
+    } else if (line.find(":memory:") != std::string::npos) {
+      root = "/sys/fs/cgroup/memory", limit = "memory.limit_in_bytes", usage = "memory.usage_in_bytes";
+    } else {
+      continue;
+    }
+    for (std::string dir = line.substr(line.find(':', line.find(':') + 1) + 1);;) {  // the cgroup, then its ancestors
+      const std::string at = root + dir;
+      const std::size_t max = read_bytes(at + "/" + limit), used = read_bytes(at + "/" + usage);
+      if (max != SIZE_MAX && used != SIZE_MAX) headroom = std::min(headroom, max > used ? max - used : 0);
+      const auto up = dir.rfind('/');
+      if (dir.empty() || dir == "/" || up == std::string::npos) break;
+      dir.resize(up);
+    }
+  }
+  return headroom;
+}
+
+}  // namespace
+
 std::size_t available_memory_bytes() {
+  std::size_t avail = 0;
   std::ifstream in("/proc/meminfo");
   for (std::string key; in >> key;) {
-    std::size_t kb = 0;
-    if (key == "MemAvailable:" && in >> kb) return kb << 10;
+    if (key == "MemAvailable:" && in >> avail) {
+      avail <<= 10;
+      break;
+    }
     in.ignore(1 << 10, '\n');
   }
-  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+  if (avail == 0) {
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) avail = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+  }
+  const std::size_t cg = cgroup_headroom();
+  return cg == SIZE_MAX ? avail : avail == 0 ? cg : std::min(avail, cg);
 }
 
 std::string cpu_model_name() {

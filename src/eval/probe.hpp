@@ -55,7 +55,9 @@ constexpr std::size_t kLlcPerCoreBytes = std::size_t{16} << 20, kLlcFloorBytes =
 std::size_t last_level_cache_bytes(int cores);
 // The largest data or unified cache the kernel reports for CPU 0 (0: none reported).
 std::size_t reported_llc_bytes();
-// MemAvailable of /proc/meminfo (free pages when it is missing), in bytes; 0 when unknown.
+// What this process may still allocate, in bytes: MemAvailable of /proc/meminfo (free pages when
+// it is missing), less where a cgroup's memory limit (a Slurm job's, a container's; v1 or v2,
+// the process's own cgroup and its ancestors) leaves less; 0 when unknown.
 std::size_t available_memory_bytes();
 std::string cpu_model_name();
 // The vector and arithmetic extensions the CPU reports that a kernel writer cares about
