@@ -1,6 +1,7 @@
 // The worker's CPU device: its flush before a timed run touches every page of every argument of
 // every staged input set (a page left alone while a worker waits its turn is slow to touch again;
-// docs/BENCHMARKS.md), and its calibration work touches none of them.
+// docs/BENCHMARKS.md) and every resident page of the candidate's own memory, and its calibration
+// work touches none of them.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "backends/cpu/cpu_device.hpp"
 #include "backends/device.hpp"
 
 namespace be = galapagos::backends;
@@ -95,4 +97,40 @@ TEST(CpuDevice, FlushTouchesOnlyWhatWasStagedAndLeavesItsBytesAlone) {
   for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(r[i], i < 8 || (i >= 16 && i < 32)) << "page " << i;
   for (std::size_t i = 0; i < 8 * page; ++i) ASSERT_EQ(arena.data()[i], std::byte{0x5a}) << "byte " << i;
   for (std::size_t i = 16 * page; i < 32 * page; ++i) ASSERT_EQ(arena.data()[i], std::byte{0}) << "byte " << i;
+}
+
+// What a candidate's glp_setup allocates is named by no staged argument: the flush also reads
+// the resident pages of the process's private anonymous memory, and faults none in.
+TEST(CpuDevice, FlushTouchesTheResidentPagesOfTheCandidatesOwnMemory) {
+  constexpr std::size_t pages = 64;
+  // Three private mappings between guard pages, so that the kernel merges them with nothing:
+  // one written (resident, as a candidate's buffer is), one never touched, one to skip.
+  constexpr std::size_t bytes = (3 * pages + 4) * page;
+  auto* base = static_cast<std::byte*>(mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(base, MAP_FAILED);
+  std::byte* used = base + page;
+  std::byte* untouched = used + (pages + 1) * page;
+  std::byte* skipped = untouched + (pages + 1) * page;
+  for (std::byte* m : {used, untouched, skipped}) ASSERT_EQ(mprotect(m, pages * page, PROT_READ | PROT_WRITE), 0);
+  for (std::size_t i = 0; i < pages * page; i += page) used[i] = skipped[i] = std::byte{1};
+  const auto ranges = be::cpu::touch_private_pages(skipped, skipped + pages * page);
+  auto find = [&](const std::byte* p) {
+    for (const auto& r : ranges)
+      if (r.lo == reinterpret_cast<std::uintptr_t>(p)) return r;
+    return be::cpu::touched_range{};
+  };
+  EXPECT_EQ(find(used).hi, reinterpret_cast<std::uintptr_t>(used + pages * page));
+  EXPECT_EQ(find(used).pages, pages) << "every resident page of the written mapping read";
+  EXPECT_EQ(find(untouched).hi, reinterpret_cast<std::uintptr_t>(untouched + pages * page));
+  EXPECT_EQ(find(untouched).pages, 0u);
+  EXPECT_EQ(find(skipped).hi, reinterpret_cast<std::uintptr_t>(skipped + pages * page));
+  EXPECT_EQ(find(skipped).pages, 0u) << "the skipped range is not read";
+  std::vector<unsigned char> v(pages);
+  ASSERT_EQ(mincore(untouched, pages * page, v.data()), 0);
+  for (std::size_t i = 0; i < pages; ++i) EXPECT_EQ(v[i] & 1, 0) << "page " << i << " of the untouched mapping faulted in";
+  // The device's flush does the same before a timed run (and leaves the bytes alone).
+  auto dev = be::make_cpu_device(2, 1 << 20);
+  dev->flush();
+  for (std::size_t i = 0; i < pages * page; i += page) ASSERT_EQ(used[i], std::byte{1});
+  munmap(base, bytes);
 }
