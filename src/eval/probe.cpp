@@ -44,10 +44,6 @@ void copy_range(double* dst, const double* src, long from, long to, bool streami
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Doubles per array of the STREAM-like probe: 8 x the LLC, at least 256 MiB, and the three
 // arrays within a quarter of the memory available now (never below 32 MiB each): a probe must not
 // be what runs a node out of memory.

@@ -106,12 +106,12 @@ class host_device final : public device {
 
   // Before a timed run: every page of the staged arguments touched (one byte each, read), and
   // every resident page of the candidate's own memory (what its glp_setup allocated:
-  // cpu::touch_private_pages), then the caches swept, so that the run starts with none of its data
-  // cached and none of its pages cold. A page left alone for a while can cost more on its next touch than its data (on the
-  // 2-core VM, where a host's memory management works behind the guest: after 0.4 s frozen, the
-  // stencil3d7 template at `tune` ran 1.55-1.68x slower than back to back, 1.06-1.25x with its
-  // pages touched first; docs/BENCHMARKS.md), and a worker waiting for its turn in interleaved
-  // rounds is left alone longer than one timed back to back.
+  // cpu::touch_private_pages), then the caches swept, so that the run starts with none of its
+  // data cached and none of its pages cold. A page left alone for a while can cost more on its
+  // next touch than its data (on the 2-core VM, where a host's memory management works behind
+  // the guest: after 0.4 s frozen, the stencil3d7 template at `tune` ran 1.55-1.68x slower than
+  // back to back, 1.06-1.25x with its pages touched first; docs/BENCHMARKS.md), and a worker
+  // waiting for its turn in interleaved rounds is left alone longer than one timed back to back.
   void flush() override {
     touch_pages();
     sweep_caches();
