@@ -53,12 +53,16 @@ std::vector<cpu::touched_range> cpu::touch_private_pages(const void* skip_lo, co
     if (hi <= lo) return 0;
     resident.assign((hi - lo + page - 1) / page, 0);
     if (mincore(reinterpret_cast<void*>(lo), hi - lo, resident.data()) != 0) return 0;
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < resident.size(); ++i)
-      if (resident[i] & 1) {
-        sum += *reinterpret_cast<const volatile unsigned char*>(lo + i * page);
+    const auto pages = static_cast<long>(resident.size());
+    const unsigned char* in = resident.data();
+    std::size_t n = 0, s = 0;
+#pragma omp parallel for reduction(+ : n, s) schedule(static) if (pages > 4096)
+    for (long i = 0; i < pages; ++i)
+      if (in[i] & 1) {
+        s += *reinterpret_cast<const volatile unsigned char*>(lo + static_cast<std::uintptr_t>(i) * page);
         ++n;
       }
+    sum += s;
     return n;
   };
   for (auto& r : out)  // a mapping merged with the skipped one's neighbours: the parts around it
