@@ -356,12 +356,6 @@ TEST(Statistics, MedianMinAndInterquartileRange) {
   EXPECT_DOUBLE_EQ(ge::summarize({2, 4}).median, 3);
 }
 
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  return RUN_ALL_TESTS();
-}
-
 // The cache the probe and the flush are sized by is what the process's cores can fill, never the
 // whole socket's L3 that a VM on a few cores of a many-chiplet processor is told (480 MiB seen on
 // a 2-core VM: a probe of 3 x 8 x that ran the node out of memory).
@@ -377,4 +371,10 @@ TEST(Probe, LastLevelCacheIsBoundedByTheCoresThatCanFillIt) {
   EXPECT_GT(ge::available_memory_bytes(), 0u);
   const auto p = ge::describe_machine();
   EXPECT_EQ(p.llc_bytes, ge::last_level_cache_bytes(p.cores));
+}
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  return RUN_ALL_TESTS();
 }
