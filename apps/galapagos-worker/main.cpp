@@ -222,7 +222,7 @@ struct worker {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 10) die("started with the wrong arguments: this program is run by galapagos itself");
+  if (argc != 11) die("started with the wrong arguments: this program is run by galapagos itself");
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   const int socket_fd = static_cast<int>(arg_u64(argv, 1));
   const int arena_fd = static_cast<int>(arg_u64(argv, 2));
@@ -239,6 +239,7 @@ int main(int argc, char** argv) {
     lim.open_files = 4096;  // the profiler's injection library opens many files and sockets
   }
   const int device_index = static_cast<int>(arg_u64(argv, 9));
+  const int flush_fd = static_cast<int>(std::strtol(argv[10], nullptr, 10));  // -1: none
   // Now, while this process has a single thread (the device runtime starts more). The profiler
   // talks to its injection library through IPC: that worker keeps the machine's namespace.
   if (!profiled) sandbox::enter_private_ipc();
@@ -251,12 +252,21 @@ int main(int argc, char** argv) {
       mmap(nullptr, arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | (backend == "cpu" ? MAP_POPULATE : 0), arena_fd, 0);
   if (arena == MAP_FAILED) die("cannot map the shared arena");
   close(arena_fd);
+  // The flush buffer the orchestrator keeps faulted in for every worker it starts (CPU only).
+  void* flush_memory = nullptr;
+  if (flush_fd >= 0) {
+    if (backend == "cpu") {
+      flush_memory = mmap(nullptr, flush_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, flush_fd, 0);
+      if (flush_memory == MAP_FAILED) die("cannot map the flush buffer");
+    }
+    close(flush_fd);
+  }
   std::unique_ptr<be::device> dev;
   try {
     // The device runtime starts before the sandbox closes: it opens device files and reserves
     // address space that no candidate may touch afterwards.
     if (backend == "cpu") {
-      dev = be::make_cpu_device(threads, flush_bytes);
+      dev = be::make_cpu_device(threads, flush_bytes, flush_memory);
     } else if (backend == "cuda" || backend == "hip") {
       dev = backend == "cuda" ? be::make_cuda_device(device_index) : be::make_hip_device(device_index);
       lim.address_space_bytes = 0;  // GPU drivers reserve the whole unified address space

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "glp_kernel.h"
@@ -127,57 +128,65 @@ GLP_EXPORT int glp_reference(const glp_arg* args, int nargs, const int64_t* size
 
 // The checker for timed runs (glp_check, docs/writing-a-family.md): Freivalds' test. For a secret
 // vector x of random signs, C_out*x must equal alpha*A*(B*x) + beta*C_in*x; both sides cost
-// O(mn + kn + mk) instead of the product's O(mnk), summed in long double (64-bit mantissa), so the
-// check's own rounding is far below any tolerance. A wrong C gives (C_out - C)*x != 0 except for x
-// in a set of measure zero; x is drawn after the candidate's run, from a seed it never sees.
+// O(mn + kn + mk) instead of the product's O(mnk). float64 products are summed in long double
+// (64-bit mantissa), float32 ones in double, so the check's own rounding (about n*eps of a row's
+// size: ~1e-16 and ~1e-13 at the tune sizes) is far below either tolerance (1e-13, 1e-4). A wrong
+// C gives (C_out - C)*x != 0 except for x in a set of measure zero; x is drawn after the
+// candidate's run, from a seed it never sees.
 // Error scale: with random signs |((C_out - C)*x)_i| is about the 2-norm of row i of the error,
 // so it is divided by the largest row 2-norm of C_out (or by max|y| when that is larger): for
 // rounding-sized errors spread over the row this is the family's max|C - C_ref| / max|C_ref|.
 namespace {
 
+// sum of a[j] * b[j] for j < n, in Acc: in 8 partial sums when Acc is double, which the compiler
+// vectorises without reordering any one of them (long double has no vector instructions).
+template <class Acc, class T, class U>
+Acc dot(const T* a, const U* b, int64_t n) {
+  constexpr int lanes = std::is_same_v<Acc, double> ? 8 : 1;
+  Acc part[lanes] = {};
+  int64_t j = 0;
+  for (; j + lanes <= n; j += lanes)
+    for (int l = 0; l < lanes; ++l) part[l] += static_cast<Acc>(a[j + l]) * static_cast<Acc>(b[j + l]);
+  for (; j < n; ++j) part[0] += static_cast<Acc>(a[j]) * static_cast<Acc>(b[j]);
+  Acc sum = 0;
+  for (int l = 0; l < lanes; ++l) sum += part[l];
+  return sum;
+}
+
 template <class T>
 double freivalds(const T* a, const T* b, T alpha, T beta, const T* c_in, const T* c_out, int64_t m, int64_t n, int64_t k,
                  uint64_t seed) {
+  using acc = std::conditional_t<std::is_same_v<T, float>, double, long double>;
   double worst = 0;
-  std::vector<long double> x(static_cast<size_t>(n)), bx(static_cast<size_t>(k));
+  std::vector<acc> x(static_cast<size_t>(n)), bx(static_cast<size_t>(k));
   // Both passes run on every core: shares of B's rows, then shares of C's rows.
   const int parts_k = glp::parts_for(k, 64), parts_m = glp::parts_for(m, 16);
-  std::vector<long double> err(static_cast<size_t>(parts_m)), scale(static_cast<size_t>(parts_m));
+  std::vector<acc> err(static_cast<size_t>(parts_m)), scale(static_cast<size_t>(parts_m));
   for (int round = 0; round < 2; ++round) {
     for (int64_t j = 0; j < n; ++j) {
       seed += 0x9e3779b97f4a7c15ull;  // splitmix64
       uint64_t z = seed;
       z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
       z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      x[static_cast<size_t>(j)] = ((z ^ (z >> 31)) & 1) ? 1.0L : -1.0L;
+      x[static_cast<size_t>(j)] = ((z ^ (z >> 31)) & 1) ? acc(1) : acc(-1);
     }
     glp::parallel_parts(parts_k, k, [&](int, int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        long double s = 0;
-        for (int64_t j = 0; j < n; ++j) s += static_cast<long double>(b[p * n + j]) * x[static_cast<size_t>(j)];
-        bx[static_cast<size_t>(p)] = s;
-      }
+      for (int64_t p = p0; p < p1; ++p) bx[static_cast<size_t>(p)] = dot<acc>(b + p * n, x.data(), n);
     });
     glp::parallel_parts(parts_m, m, [&](int part, int64_t i0, int64_t i1) {
-      long double e = 0, sc = 0;
+      acc e = 0, sc = 0;
       for (int64_t i = i0; i < i1; ++i) {
-        long double abx = 0, cin = 0, cout = 0, norm2 = 0;
-        for (int64_t p = 0; p < k; ++p) abx += static_cast<long double>(a[i * k + p]) * bx[static_cast<size_t>(p)];
-        for (int64_t j = 0; j < n; ++j) {
-          const long double o = c_out[i * n + j];
-          cout += o * x[static_cast<size_t>(j)];
-          norm2 += o * o;
-          if (beta != T(0)) cin += static_cast<long double>(c_in[i * n + j]) * x[static_cast<size_t>(j)];
-        }
-        const long double want =
-            static_cast<long double>(alpha) * abx + (beta != T(0) ? static_cast<long double>(beta) * cin : 0.0L);
+        const T* row = c_out + i * n;
+        const acc abx = dot<acc>(a + i * k, bx.data(), k), cout = dot<acc>(row, x.data(), n), norm2 = dot<acc>(row, row, n);
+        const acc cin = beta != T(0) ? dot<acc>(c_in + i * n, x.data(), n) : acc(0);
+        const acc want = static_cast<acc>(alpha) * abx + (beta != T(0) ? static_cast<acc>(beta) * cin : acc(0));
         e = std::max(e, std::fabs(cout - want));
         sc = std::max({sc, std::sqrt(norm2), std::fabs(want)});
       }
       err[static_cast<size_t>(part)] = e;
       scale[static_cast<size_t>(part)] = sc;
     });
-    long double e = 0, sc = 0;
+    acc e = 0, sc = 0;
     for (int t = 0; t < parts_m; ++t)
       e = std::max(e, err[static_cast<size_t>(t)]), sc = std::max(sc, scale[static_cast<size_t>(t)]);
     const double rel = sc > 0 ? static_cast<double>(e / sc) : static_cast<double>(e);

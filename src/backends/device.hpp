@@ -66,7 +66,9 @@ class device {
   virtual void profiler_range(bool open) = 0;
 };
 
-std::unique_ptr<device> make_cpu_device(int threads, std::size_t flush_bytes);
+// flush_memory: flush_bytes of memory to sweep (the orchestrator's, shared and already faulted
+// in), or null for memory of the worker's own.
+std::unique_ptr<device> make_cpu_device(int threads, std::size_t flush_bytes, void* flush_memory = nullptr);
 // Throws std::runtime_error("CUDA backend not compiled in") where it was not built.
 std::unique_ptr<device> make_cuda_device(int index);
 // A HIP device: on an AMD GPU through AMD's runtime, else on an NVIDIA GPU through the CUDA runtime

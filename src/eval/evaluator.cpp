@@ -107,6 +107,9 @@ evaluator::evaluator(const families::family& f, std::string backend, eval_settin
   if (sets < 1 || sets > arena::max_regions)
     throw error("timing.batch", "must be 0 (automatic) or 1.." + std::to_string(arena::max_regions));
   arena_ = std::make_unique<arena>(bytes, sets, misalign);
+  // The CPU worker's flush buffer, faulted in once here for every worker of the search.
+  if (toolchain_.worker_backend == "cpu" && ceilings_.llc_bytes > 0)
+    flush_memory_ = std::make_unique<arena>(3 * ceilings_.llc_bytes);
   const generator_fns* gen = f.generator_source.empty() ? nullptr : &generator_;
   family_code_ = std::make_unique<family_process>(f, &problem::serve);
   for (std::size_t i = 0; i < accept.size(); ++i)
@@ -266,6 +269,7 @@ std::unique_ptr<evaluator::session> evaluator::start_worker(std::vector<std::str
   opt.scratch_root = settings_.scratch_dir;
   opt.threads = settings_.threads;
   opt.flush_bytes = 3 * ceilings_.llc_bytes;
+  if (flush_memory_) opt.flush_fd = flush_memory_->fd();
   opt.address_space_bytes = arena_->bytes() + opt.flush_bytes + settings_.memory_limit_bytes;
   opt.cpu_seconds = static_cast<std::uint64_t>(std::max(120.0, 20 * settings_.timeout_s));
   opt.backend = toolchain_.worker_backend + (profiled ? ":profiled" : "");

@@ -258,7 +258,8 @@ class evaluator final : public measurer {
   int device_index_ = 0;
   families::sizes fitness_;
   std::unique_ptr<arena> arena_;
-  std::vector<void*> trusted_handles_;  // reference and generator
+  std::unique_ptr<arena> flush_memory_;  // the CPU workers' flush buffer (worker_options::flush_fd)
+  std::vector<void*> trusted_handles_;   // reference and generator
   reference_fn reference_ = nullptr;
   generator_fns generator_;
   std::string fitness_spec_;

@@ -5,30 +5,22 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "eval/arena.hpp"
 #include "eval/family_process.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/isa.hpp"
 
 namespace galapagos::eval {
 
 using families::dtype;
 using families::intent;
-
-// u^(-1/3) for u in (0, 1], within 4 ulps (the largest relative error over the whole range is
-// 8.3e-16): an estimate from the exponent bits, then Newton's step y <- y (4 - u y^3) / 3, which
-// needs no division and vectorises. libm's cbrt is a call per element, 10-15x slower over a
-// redraw of 15 M elements.
-double detail::inverse_cube_root(double u) {
-  std::uint64_t bits;
-  std::memcpy(&bits, &u, 8);
-  const std::uint64_t guess = 0x5540000000000000ull - static_cast<std::uint64_t>(static_cast<double>(bits) * (1.0 / 3.0));
-  double y;
-  std::memcpy(&y, &guess, 8);
-  for (int step = 0; step < 6; ++step) y = y * (4.0 - u * y * y * y) * (1.0 / 3.0);
-  return y;
-}
 
 namespace {
 
@@ -46,8 +38,22 @@ distribution distribution_named(const std::string& name) {
 
 using detail::inverse_cube_root;
 
+// The per-element loops below stream whole arguments (15 M elements of stencil3d7 at `tune`, per
+// timed run): OpenMP shares chunks of them among the cores, and each chunk is one call of a
+// function built for several ISAs (util/isa.hpp), which the compiler vectorises for the CPU's
+// widest (the outlined parallel region itself is built for the baseline only).
+constexpr std::int64_t chunk_elements = 1 << 15;
+
+template <class Chunk>
+void for_chunks(std::int64_t n, Chunk chunk) {
+  const std::int64_t chunks = (n + chunk_elements - 1) / chunk_elements;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) chunk(c * chunk_elements, std::min(n, (c + 1) * chunk_elements));
+}
+
+// Called from the ISA clones below: inlined always, so that it is built for each clone's ISA.
 template <distribution D>
-double draw(std::uint64_t h) {
+[[gnu::always_inline]] inline double draw(std::uint64_t h) {
   const double u = (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;  // (0,1), never 0
   if constexpr (D == distribution::uniform) return u;
   if constexpr (D == distribution::signed_uniform) return 2.0 * u - 1.0;
@@ -56,24 +62,60 @@ double draw(std::uint64_t h) {
   return (util::mix64(h) & 1) ? mag : -mag;
 }
 
+// n bytes from src to dst with streaming stores where the ISA has them (dst need not be aligned).
+[[gnu::always_inline]] inline void stream_bytes(std::byte* dst, const std::byte* src, std::size_t n) {
+#if defined(__SSE2__)
+  const std::size_t head = std::min(n, (16 - reinterpret_cast<std::uintptr_t>(dst) % 16) % 16);
+  std::memcpy(dst, src, head);
+  dst += head, src += head, n -= head;
+  for (; n >= 16; n -= 16, dst += 16, src += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+#endif
+  std::memcpy(dst, src, n);
+}
+
 // Element i of a drawn input is a function of (base, i) alone, so the loop runs in parallel and
 // vectorises; the type and the distribution are chosen once per argument, not per element.
 // `also`, when not null, gets the same values (the arena: no second pass to copy them there).
+// Cheap values are drawn into a block that stays in L1 and streamed from there to both places
+// (nothing reads them before the run's flush; on the 2-core VM this halves a redraw); heavy-tailed
+// ones cost more to compute than to store, and plain stores overlap with the computation.
+template <class T, distribution D>
+GALAPAGOS_ISA_CLONES void draw_range(T* out, T* copy, std::int64_t begin, std::int64_t end, std::uint64_t base) {
+  auto value = [base](std::int64_t i) __attribute__((always_inline)) {
+    const std::uint64_t h = util::mix64(base + static_cast<std::uint64_t>(i));
+    if constexpr (std::is_floating_point_v<T>)
+      return static_cast<T>(draw<D>(h));
+    else
+      return static_cast<T>(static_cast<std::int64_t>(h % 2001) - 1000);
+  };
+  if constexpr (D == distribution::heavy_tailed) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const T v = value(i);
+      out[i] = v;
+      if (copy) copy[i] = v;
+    }
+  } else {
+    constexpr std::int64_t block = 1024;
+    alignas(64) T values[block];
+    for (std::int64_t b = begin; b < end; b += block) {
+      const std::int64_t m = std::min(block, end - b);
+      for (std::int64_t i = 0; i < m; ++i) values[i] = value(b + i);
+      const auto bytes = static_cast<std::size_t>(m) * sizeof(T);
+      stream_bytes(reinterpret_cast<std::byte*>(out + b), reinterpret_cast<const std::byte*>(values), bytes);
+      if (copy) stream_bytes(reinterpret_cast<std::byte*>(copy + b), reinterpret_cast<const std::byte*>(values), bytes);
+    }
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+  }
+}
+
 template <class T, distribution D>
 void draw_all(std::byte* base_ptr, std::byte* also, std::int64_t n, std::uint64_t base) {
   T* out = reinterpret_cast<T*>(base_ptr);
   T* copy = reinterpret_cast<T*>(also);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::uint64_t h = util::mix64(base + static_cast<std::uint64_t>(i));
-    T value;
-    if constexpr (std::is_floating_point_v<T>)
-      value = static_cast<T>(draw<D>(h));
-    else
-      value = static_cast<T>(static_cast<std::int64_t>(h % 2001) - 1000);
-    out[i] = value;
-    if (copy) copy[i] = value;
-  }
+  for_chunks(n, [&](std::int64_t begin, std::int64_t end) { draw_range<T, D>(out, copy, begin, end, base); });
 }
 
 template <class T>
@@ -149,23 +191,28 @@ bool is_poison(dtype t, const std::byte* base, std::int64_t i) {
   return false;
 }
 
-bool is_poison_value(double v) {
-  std::uint64_t b;
-  std::memcpy(&b, &v, 8);
-  return b == poison64;
+[[gnu::always_inline]] inline bool is_poison_value(std::int64_t v) { return v == poison_int; }
+[[gnu::always_inline]] inline bool is_poison_value(std::int32_t v) { return v == static_cast<std::int32_t>(poison_int); }
+
+// The poison goes in with streaming stores where the ISA has them: nothing reads an output before
+// the candidate's run, which starts on flushed caches anyway, and a streaming store does not read
+// each line before writing it (a third of the time of a plain fill on the 2-core VM).
+template <class W>
+void fill_range(std::byte* base, std::int64_t begin, std::int64_t end, W pattern) {
+  constexpr std::int64_t block = 4096 / sizeof(W);
+  W values[block];
+  std::fill(std::begin(values), std::end(values), pattern);
+  for (std::int64_t b = begin; b < end; b += block)
+    stream_bytes(base + b * static_cast<std::int64_t>(sizeof(W)), reinterpret_cast<const std::byte*>(values),
+                 static_cast<std::size_t>(std::min(block, end - b)) * sizeof(W));
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
 }
-bool is_poison_value(float v) {
-  std::uint32_t b;
-  std::memcpy(&b, &v, 4);
-  return b == poison32;
-}
-bool is_poison_value(std::int64_t v) { return v == poison_int; }
-bool is_poison_value(std::int32_t v) { return v == static_cast<std::int32_t>(poison_int); }
 
 template <class W>
 void fill_pattern(std::byte* base, std::int64_t n, W pattern) {
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) std::memcpy(base + i * static_cast<std::int64_t>(sizeof(W)), &pattern, sizeof(W));
+  for_chunks(n, [&](std::int64_t begin, std::int64_t end) { fill_range(base, begin, end, pattern); });
 }
 
 void poison(dtype t, std::byte* base, std::int64_t n) {
@@ -181,37 +228,149 @@ void poison(dtype t, std::byte* base, std::int64_t n) {
   }
 }
 
-// One pass over an output: elements left poisoned, elements not finite, and (with `expected`) the
-// largest difference from the reference and the reference's scale.
+// What a scan of an output finds: elements left poisoned, elements not finite, and (with
+// `expected`, when every element is written and finite) the largest difference from the
+// reference and the reference's scale.
 struct output_scan {
   std::int64_t unwritten = 0, non_finite = 0;
   double err = 0, scale = 0;
 };
 
+// Elements left poisoned and elements not finite, from their bits alone: no branch per element,
+// so the loop vectorises (the poison patterns are NaNs, counted as unwritten only).
+template <class T>
+GALAPAGOS_ISA_CLONES output_scan count_range(const std::byte* got, std::int64_t begin, std::int64_t end) {
+  std::int64_t unwritten = 0, non_finite = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    using bits_t = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+    constexpr bits_t exponent = sizeof(T) == 8 ? static_cast<bits_t>(0x7ff0000000000000ull) : static_cast<bits_t>(0x7f800000u);
+    constexpr bits_t poisoned = sizeof(T) == 8 ? static_cast<bits_t>(poison64) : static_cast<bits_t>(poison32);
+    for (std::int64_t i = begin; i < end; ++i) {
+      bits_t b;
+      std::memcpy(&b, got + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+      const bool p = b == poisoned;
+      unwritten += p;
+      non_finite += !p && (b & exponent) == exponent;
+    }
+  } else {
+    for (std::int64_t i = begin; i < end; ++i) {
+      T o;
+      std::memcpy(&o, got + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+      unwritten += is_poison_value(o);
+    }
+  }
+  return {unwritten, non_finite, 0, 0};
+}
+
+// Two running maxima over a range in `lanes` partial results each: the compiler vectorises the
+// lanes without -ffast-math (a maximum does not depend on the order it is taken in), which it
+// does not for one running maximum.
+constexpr int lanes = 8;
+struct two_maxima {
+  double first[lanes] = {}, second[lanes] = {};
+  [[gnu::always_inline]] void take(int lane, double a, double b) {
+    first[lane] = a > first[lane] ? a : first[lane];
+    second[lane] = b > second[lane] ? b : second[lane];
+  }
+  double max_first() const { return *std::max_element(first, first + lanes); }
+  double max_second() const { return *std::max_element(second, second + lanes); }
+};
+
+// The largest difference from the reference and the reference's scale, over outputs found all
+// written and finite.
+template <class T>
+[[gnu::always_inline]] inline void compare_element(two_maxima& m, int lane, const std::byte* got, const std::byte* expected,
+                                                   std::int64_t i) {
+  T o, r;
+  std::memcpy(&o, got + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+  std::memcpy(&r, expected + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+  const double rd = static_cast<double>(r);
+  m.take(lane, std::abs(static_cast<double>(o) - rd), std::abs(rd));
+}
+
+template <class T>
+GALAPAGOS_ISA_CLONES output_scan compare_range(const std::byte* got, const std::byte* expected, std::int64_t begin,
+                                               std::int64_t end) {
+  two_maxima m;
+  std::int64_t i = begin;
+  for (; i + lanes <= end; i += lanes)
+    for (int l = 0; l < lanes; ++l) compare_element<T>(m, l, got, expected, i + l);
+  for (; i < end; ++i) compare_element<T>(m, 0, got, expected, i);
+  return {0, 0, m.max_first(), m.max_second()};
+}
+
+// For the determinism check: the largest difference between two outputs (NaN against NaN is
+// none, NaN against a number an infinite one) and the largest finite magnitude of `scale_of`.
+template <class T>
+[[gnu::always_inline]] inline void difference_element(two_maxima& m, int lane, const std::byte* now, const std::byte* before,
+                                                      const std::byte* scale_of, std::int64_t i) {
+  T x, y, z;
+  std::memcpy(&x, now + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+  std::memcpy(&y, before + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+  std::memcpy(&z, scale_of + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+  const double a = static_cast<double>(x), b = static_cast<double>(y), ref = static_cast<double>(z);
+  const bool nan_a = a != a, nan_b = b != b;
+  const double d = (nan_a || nan_b) ? (nan_a == nan_b ? 0.0 : INFINITY) : std::abs(a - b);
+  m.take(lane, d, std::abs(ref) <= std::numeric_limits<double>::max() ? std::abs(ref) : 0.0);
+}
+
+template <class T>
+GALAPAGOS_ISA_CLONES two_maxima difference_range(const std::byte* now, const std::byte* before, const std::byte* scale_of,
+                                                 std::int64_t begin, std::int64_t end) {
+  two_maxima m;
+  std::int64_t i = begin;
+  for (; i + lanes <= end; i += lanes)
+    for (int l = 0; l < lanes; ++l) difference_element<T>(m, l, now, before, scale_of, i + l);
+  for (; i < end; ++i) difference_element<T>(m, 0, now, before, scale_of, i);
+  return m;
+}
+
+template <class T>
+std::pair<double, double> difference_typed(const std::byte* now, const std::byte* before, const std::byte* scale_of,
+                                           std::int64_t n) {
+  double diff = 0, scale = 0;
+  const std::int64_t chunks = (n + chunk_elements - 1) / chunk_elements;
+#pragma omp parallel for reduction(max : diff, scale) schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const two_maxima m = difference_range<T>(now, before, scale_of, c * chunk_elements, std::min(n, (c + 1) * chunk_elements));
+    diff = std::max(diff, m.max_first());
+    scale = std::max(scale, m.max_second());
+  }
+  return {diff, scale};
+}
+
+std::pair<double, double> output_difference(dtype t, const std::byte* now, const std::byte* before, const std::byte* scale_of,
+                                            std::int64_t n) {
+  switch (t) {
+    case dtype::float64:
+      return difference_typed<double>(now, before, scale_of, n);
+    case dtype::float32:
+      return difference_typed<float>(now, before, scale_of, n);
+    case dtype::int32:
+      return difference_typed<std::int32_t>(now, before, scale_of, n);
+    case dtype::int64:
+      return difference_typed<std::int64_t>(now, before, scale_of, n);
+  }
+  return {};
+}
+
 template <class T>
 output_scan scan_typed(const std::byte* got, const std::byte* expected, std::int64_t n) {
   std::int64_t unwritten = 0, non_finite = 0;
   double err = 0, scale = 0;
-  const bool against = expected != nullptr;
-#pragma omp parallel for reduction(+ : unwritten, non_finite) reduction(max : err, scale) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    T o;
-    std::memcpy(&o, got + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
-    if (is_poison_value(o)) {
-      ++unwritten;
-      continue;
-    }
-    const double od = static_cast<double>(o);
-    if (!std::isfinite(od)) {
-      ++non_finite;
-      continue;
-    }
-    if (!against) continue;
-    T r;
-    std::memcpy(&r, expected + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
-    const double rd = static_cast<double>(r);
-    scale = std::max(scale, std::abs(rd));
-    err = std::max(err, std::abs(od - rd));
+  const std::int64_t chunks = (n + chunk_elements - 1) / chunk_elements;
+#pragma omp parallel for reduction(+ : unwritten, non_finite) schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const output_scan s = count_range<T>(got, c * chunk_elements, std::min(n, (c + 1) * chunk_elements));
+    unwritten += s.unwritten;
+    non_finite += s.non_finite;
+  }
+  if (expected == nullptr || unwritten > 0 || non_finite > 0) return {unwritten, non_finite, 0, 0};
+#pragma omp parallel for reduction(max : err, scale) schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const output_scan s = compare_range<T>(got, expected, c * chunk_elements, std::min(n, (c + 1) * chunk_elements));
+    err = std::max(err, s.err);
+    scale = std::max(scale, s.scale);
   }
   return {unwritten, non_finite, err, scale};
 }
@@ -265,12 +424,16 @@ problem::problem(const families::family& f, families::sizes s, arena& shared, fa
     throw error(f.toml_file.string(), "size " + f.describe_size(sizes_) + " does not fit the shared arena");
   std::size_t offset = static_cast<std::size_t>(region) * shared.region_bytes();
   for (const auto& a : f.args) {
-    slot sl{&a, f.element_count(a, sizes_), offset + shared.misalign(), shared_bytes(), shared_bytes()};
+    slot sl{&a, f.element_count(a, sizes_), offset + shared.misalign(), shared_bytes(), shared_bytes(), shared_bytes()};
     if (sl.count < 0)
       throw error(f.toml_file.string(), "argument '" + a.name + "' has a negative size at " + f.describe_size(sizes_));
     const std::size_t nbytes = static_cast<std::size_t>(sl.count) * families::dtype_bytes(a.type);
     if (a.direction != intent::out) sl.input = shared_bytes(nbytes, region == 0);
-    if (a.direction != intent::in) sl.expected = shared_bytes(nbytes);
+    if (a.direction != intent::in) {
+      sl.expected = shared_bytes(nbytes);
+      // Faulted in now, with the arena and the inputs: a search pays that once, not per candidate.
+      sl.snapshot = shared_bytes(nbytes, region == 0);
+    }
     offset += arena::slot_bytes(nbytes, shared.misalign());
     slots_.push_back(std::move(sl));
   }
@@ -478,34 +641,18 @@ void problem::check_here(check_fn checker, std::uint64_t seed, family_process::r
 }
 
 void problem::snapshot_outputs() {
-  std::size_t k = 0;
-  for (const auto& sl : slots_)
-    if (sl.spec->direction != intent::in) {
-      if (snapshot_.size() <= k) snapshot_.emplace_back();
-      snapshot_[k].resize(sl.expected.size());
-      copy_bytes(snapshot_[k++].data(), arena_.data() + sl.offset, sl.expected.size());
-    }
+  for (auto& sl : slots_)
+    if (sl.spec->direction != intent::in) copy_bytes(sl.snapshot.data(), arena_.data() + sl.offset, sl.snapshot.size());
 }
 
 double problem::max_relative_difference() const {
-  const auto& snapshot = snapshot_;
   double worst = 0;
-  std::size_t k = 0;
   for (const auto& sl : slots_) {
     if (sl.spec->direction == intent::in) continue;
     const std::byte* now = arena_.data() + sl.offset;
-    const std::byte* before = snapshot[k++].data();
-    const dtype t = sl.spec->type;
-    double diff = 0, scale = 0;
+    const std::byte* before = sl.snapshot.data();
     const std::byte* scale_of = reference_current_ ? sl.expected.data() : before;
-#pragma omp parallel for reduction(max : diff, scale) schedule(static)
-    for (std::int64_t i = 0; i < sl.count; ++i) {
-      const double ref = value_at(t, scale_of, i);
-      if (std::isfinite(ref)) scale = std::max(scale, std::abs(ref));
-      const double a = value_at(t, now, i), b = value_at(t, before, i);
-      const double d = (std::isnan(a) || std::isnan(b)) ? (std::isnan(a) == std::isnan(b) ? 0.0 : INFINITY) : std::abs(a - b);
-      diff = std::max(diff, d);
-    }
+    const auto [diff, scale] = output_difference(sl.spec->type, now, before, scale_of, sl.count);
     worst = std::max(worst, scale > 0 ? diff / scale : diff);
   }
   return worst;

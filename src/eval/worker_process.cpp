@@ -27,6 +27,7 @@ namespace {
 
 constexpr int child_socket_fd = 3;
 constexpr int child_arena_fd = 4;
+constexpr int child_flush_fd = 5;
 
 }  // namespace
 
@@ -63,6 +64,8 @@ worker_process::worker_process(const worker_options& opt, const arena& shared)
   const int high_arena = fcntl(shared.fd(), F_DUPFD_CLOEXEC, 64);
   posix_spawn_file_actions_adddup2(&fa, high_socket, child_socket_fd);
   posix_spawn_file_actions_adddup2(&fa, high_arena, child_arena_fd);
+  const int high_flush = opt.flush_fd >= 0 ? fcntl(opt.flush_fd, F_DUPFD_CLOEXEC, 64) : -1;
+  if (high_flush >= 0) posix_spawn_file_actions_adddup2(&fa, high_flush, child_flush_fd);
   posix_spawn_file_actions_addchdir_np(&fa, scratch_.c_str());
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -74,10 +77,10 @@ worker_process::worker_process(const worker_options& opt, const arena& shared)
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
   std::vector<std::string> args = opt.launcher;
-  for (std::string a :
-       {opt.executable.string(), std::to_string(child_socket_fd), std::to_string(child_arena_fd), std::to_string(shared.bytes()),
-        std::to_string(opt.threads), std::to_string(opt.flush_bytes), std::to_string(opt.address_space_bytes),
-        std::to_string(opt.cpu_seconds), opt.backend, std::to_string(opt.device_index)})
+  for (std::string a : {opt.executable.string(), std::to_string(child_socket_fd), std::to_string(child_arena_fd),
+                        std::to_string(shared.bytes()), std::to_string(opt.threads), std::to_string(opt.flush_bytes),
+                        std::to_string(opt.address_space_bytes), std::to_string(opt.cpu_seconds), opt.backend,
+                        std::to_string(opt.device_index), std::to_string(high_flush >= 0 ? child_flush_fd : -1)})
     args.push_back(std::move(a));
   // A clean environment: nothing that could carry keys or tokens reaches candidate code.
   std::vector<std::string> env = {
@@ -101,6 +104,7 @@ worker_process::worker_process(const worker_options& opt, const arena& shared)
   close(sv[1]);
   close(high_socket);
   close(high_arena);
+  if (high_flush >= 0) close(high_flush);
   if (rc != 0) {
     pid_ = -1;
     throw error(args.front(), std::string("cannot start worker: ") + std::strerror(rc));

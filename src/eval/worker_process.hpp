@@ -23,6 +23,10 @@ struct worker_options {
   std::filesystem::path scratch_root;  // a private folder is made below it
   int threads = 0;
   std::size_t flush_bytes = 64u << 20;
+  // The CPU's flush buffer: a memfd of flush_bytes that the orchestrator faulted in once (a
+  // worker starts per candidate; faulting its own 192 MB cost ~70 ms of each start on the 2-core
+  // VM), or -1 for the worker's own memory.
+  int flush_fd = -1;
   std::uint64_t address_space_bytes = 0;  // 0 = no limit
   std::uint64_t cpu_seconds = 120;
   std::string backend = "cpu";  // the worker's device backend: cpu | cuda

@@ -39,7 +39,7 @@ class sha256 {
 
 // The splitmix64 finaliser: a counter-based mixer, so that random streams derived from a seed
 // can be drawn in parallel and reproduced element by element.
-inline unsigned long long mix64(unsigned long long x) {
+[[gnu::always_inline]] inline unsigned long long mix64(unsigned long long x) {
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;

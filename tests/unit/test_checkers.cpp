@@ -112,6 +112,18 @@ TEST(Checkers, Stencil3d7ChecksEveryPointExactly) {
     auto honest = ref;
     EXPECT_LE(p.judge(f.check, honest), 1e-15);
     expect_fails_wrong_outputs(p, f.check, ref, 1e-12);
+    // Every position of a middle row, each in turn off, infinite or NaN: the checker vectorises
+    // a row's interior in lanes, and none of them may lose an error.
+    const std::size_t row = (n / static_cast<std::size_t>(sizes[0]) / 2) * static_cast<std::size_t>(sizes[0]);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(sizes[0]); ++i) {
+      auto off = ref;
+      off[row + i] += 4e-12;
+      EXPECT_GT(p.judge(f.check, off), 1e-12) << "point " << i << " of a middle row";
+      off[row + i] = INFINITY;
+      EXPECT_FALSE(p.judge(f.check, off) <= 1e-12) << "Inf at point " << i << " of a middle row";
+      off[row + i] = NAN;
+      EXPECT_FALSE(p.judge(f.check, off) <= 1e-12) << "NaN at point " << i << " of a middle row";
+    }
     // Rounding-sized noise: the checker's error is the reference comparison's.
     auto noisy = ref;
     std::mt19937_64 rng(3);
@@ -203,6 +215,53 @@ TEST(Checkers, GemmFreivaldsFailsWrongProducts) {
       skipped[static_cast<std::size_t>(i * n + j)] -=
           alpha * a[static_cast<std::size_t>(i * k + k - 1)] * b[static_cast<std::size_t>((k - 1) * n + j)];
     EXPECT_GT(judge(skipped, seed), 1e-13);
+  }
+}
+
+// float32 products are checked in double: an honest product passes far inside the tolerance
+// (1e-4), and one element off by 10 tolerances or one row's last term left out fails, with k long
+// enough for the checker's partial sums and their tail.
+TEST(Checkers, GemmFreivaldsChecksFloat32InDouble) {
+  const auto f = load("gemm");
+  ASSERT_TRUE(f.reference && f.check);
+  for (const int64_t k : {int64_t{47}, int64_t{301}}) {
+    const int64_t m = 37, n = 45;
+    auto to_float = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };
+    auto a = to_float(random_values(static_cast<std::size_t>(m * k), 31));
+    auto b = to_float(random_values(static_cast<std::size_t>(k * n), 32));
+    auto c_in = to_float(random_values(static_cast<std::size_t>(m * n), 33));
+    float alpha = 1.25f, beta = 0.5f;
+    auto ref = c_in;
+    std::vector<glp_arg> args{glp_arg{a.data(), m * k, GLP_FLOAT32, GLP_IN}, glp_arg{b.data(), k * n, GLP_FLOAT32, GLP_IN},
+                              glp_arg{&alpha, 1, GLP_FLOAT32, GLP_IN}, glp_arg{&beta, 1, GLP_FLOAT32, GLP_IN},
+                              glp_arg{ref.data(), m * n, GLP_FLOAT32, GLP_INOUT}};
+    const std::vector<int64_t> sizes{m, n, k};
+    ASSERT_EQ(f.reference(args.data(), 5, sizes.data()), 0);
+    std::vector<glp_arg> in = args;
+    in[4].data = c_in.data();
+    auto judge = [&](std::vector<float>& c_out, uint64_t seed) {
+      std::vector<glp_arg> out = args;
+      for (int i = 0; i < 4; ++i) out[static_cast<std::size_t>(i)].data = nullptr;
+      out[4].data = c_out.data();
+      double rel = -1;
+      EXPECT_EQ(f.check(in.data(), out.data(), 5, sizes.data(), seed, &rel), 0);
+      return rel;
+    };
+    float scale = 0;
+    for (float v : ref) scale = std::max(scale, std::fabs(v));
+    auto honest = ref;
+    EXPECT_LE(judge(honest, 1), 1e-6) << "k = " << k;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      auto off = ref;
+      off[static_cast<std::size_t>(seed * 97 % (m * n))] += 1e-3f * scale;
+      EXPECT_GT(judge(off, seed), 1e-4) << "k = " << k;
+      auto skipped = ref;
+      const int64_t i = static_cast<int64_t>(seed % m);
+      for (int64_t j = 0; j < n; ++j)
+        skipped[static_cast<std::size_t>(i * n + j)] -=
+            alpha * a[static_cast<std::size_t>(i * k + k - 1)] * b[static_cast<std::size_t>((k - 1) * n + j)];
+      EXPECT_GT(judge(skipped, seed), 1e-4) << "k = " << k;
+    }
   }
 }
 

@@ -89,3 +89,46 @@ TEST_F(Problem, AnotherProblemStagedInBetweenMakesStageCopyAgain) {
   run(a, na, u());
   EXPECT_EQ(a.verify(ge::problem::judge::basic).status, ge::candidate_status::ok);
 }
+
+// The output checks stream whole arguments in vectorised chunks (and the poison goes in with
+// streaming stores): an element left unwritten, NaN or infinite is found at every position of a
+// slot, at the ends of chunks and lanes and in the tail, in an aligned arena and one whose slots
+// start 8 bytes past a page boundary; the determinism check sees a change of one element anywhere.
+TEST(ProblemOutputs, EveryBadElementIsFoundWhereverItIs) {
+  const gf::family family = gf::load_family("stencil3d7", {kernels});
+  const gf::sizes sizes{17, 9, 31};
+  const std::int64_t n = 17 * 9 * 31;
+  ge::family_process code{family, &ge::problem::serve};
+  for (const std::size_t misalign : {std::size_t{0}, std::size_t{8}}) {
+    ge::arena shared{ge::problem::arena_bytes(family, sizes, misalign), 1, misalign};
+    ge::problem p(family, sizes, shared, code);
+    p.fill(1, 1);
+    double* u = reinterpret_cast<double*>(shared.data() + misalign);
+    double* v =
+        reinterpret_cast<double*>(shared.data() + ge::arena::slot_bytes(static_cast<std::size_t>(n) * 8, misalign) + misalign);
+    for (const std::int64_t at :
+         {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{8}, std::int64_t{9}, n / 2, n - 9, n - 2, n - 1}) {
+      p.stage();  // v poisoned
+      p.run_request();
+      for (std::int64_t i = 0; i < n; ++i)
+        if (i != at) v[i] = u[i];  // every element but one written
+      auto verdict = p.verify(ge::problem::judge::basic);
+      EXPECT_EQ(verdict.status, ge::candidate_status::wrong_result) << "misalign " << misalign << ", element " << at;
+      EXPECT_NE(verdict.reason.find("1 elements not written"), std::string::npos) << verdict.reason;
+      for (const double bad : {NAN, INFINITY, -INFINITY}) {
+        v[at] = bad;
+        verdict = p.verify(ge::problem::judge::basic);
+        EXPECT_EQ(verdict.status, ge::candidate_status::wrong_result) << "misalign " << misalign << ", element " << at;
+        EXPECT_NE(verdict.reason.find("0 elements not written, 1 NaN/Inf"), std::string::npos) << verdict.reason;
+      }
+      v[at] = u[at];
+      EXPECT_EQ(p.verify(ge::problem::judge::basic).status, ge::candidate_status::ok);
+      p.snapshot_outputs();
+      EXPECT_EQ(p.max_relative_difference(), 0.0);
+      v[at] = std::nextafter(v[at], 2.0);
+      EXPECT_GT(p.max_relative_difference(), 0.0) << "misalign " << misalign << ", element " << at;
+      v[at] = NAN;
+      EXPECT_EQ(p.max_relative_difference(), INFINITY) << "misalign " << misalign << ", element " << at;
+    }
+  }
+}

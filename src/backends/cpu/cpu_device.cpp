@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,12 +77,21 @@ namespace {
 
 class host_device final : public device {
  public:
-  host_device(int threads, std::size_t flush_bytes) {
+  host_device(int threads, std::size_t flush_bytes, void* flush_memory) {
     const int cpus = cpu::widen_affinity();
     omp_set_num_threads(threads > 0 ? threads : cpus);
     omp_set_dynamic(0);
-    flush_buffer_.assign(flush_bytes / sizeof(double) + 1, 1.0);
-    sweep_caches();  // starts the OpenMP pool now, before any candidate exists
+    if (flush_memory) {
+      flush_ = {static_cast<double*>(flush_memory), flush_bytes / sizeof(double)};
+    } else {
+      own_flush_.resize(flush_bytes / sizeof(double) + 1);
+      flush_ = own_flush_;
+    }
+    // Starts the OpenMP pool now, before any candidate exists, and leaves nothing in the buffer of
+    // what an earlier worker's candidate may have written there.
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < flush_.size(); ++i) flush_[i] = 1.0;
+    sweep_caches();
   }
 
   std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int set) override {
@@ -148,12 +158,12 @@ class host_device final : public device {
       }
     volatile std::size_t sink = sum;
     (void)sink;
-    cpu::touch_private_pages(flush_buffer_.data(), flush_buffer_.data() + flush_buffer_.size());
+    cpu::touch_private_pages(flush_.data(), flush_.data() + flush_.size());
   }
 
   void sweep_caches() {
-    double* b = flush_buffer_.data();
-    const long n = static_cast<long>(flush_buffer_.size());
+    double* b = flush_.data();
+    const long n = static_cast<long>(flush_.size());
     double sum = 0;
 #pragma omp parallel for reduction(+ : sum) schedule(static)
     for (long i = 0; i < n; ++i) {
@@ -164,14 +174,15 @@ class host_device final : public device {
     (void)sink;
   }
 
-  std::vector<double> flush_buffer_;
+  std::vector<double> own_flush_;
+  std::span<double> flush_;                   // own_flush_ or the orchestrator's
   std::vector<std::vector<glp_arg>> staged_;  // per input set: the arguments last staged
 };
 
 }  // namespace
 
-std::unique_ptr<device> make_cpu_device(int threads, std::size_t flush_bytes) {
-  return std::make_unique<host_device>(threads, flush_bytes);
+std::unique_ptr<device> make_cpu_device(int threads, std::size_t flush_bytes, void* flush_memory) {
+  return std::make_unique<host_device>(threads, flush_bytes, flush_memory);
 }
 
 }  // namespace galapagos::backends
