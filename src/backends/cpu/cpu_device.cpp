@@ -88,10 +88,9 @@ class host_device final : public device {
       flush_ = own_flush_;
     }
     // Starts the OpenMP pool now, before any candidate exists, and leaves nothing in the buffer of
-    // what an earlier worker's candidate may have written there.
+    // what an earlier worker's candidate may have written there (the pass sweeps the caches too).
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < flush_.size(); ++i) flush_[i] = 1.0;
-    sweep_caches();
   }
 
   std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int set) override {
