@@ -7,7 +7,7 @@
       (sandbox start, acceptance checks at every size and seed, reference computations, input
       redraws, cache flushes, output checks). Prints medians over the candidates.
 
-  eval_overhead.py --galapagos BIN [--galapagos BIN2 ...] [--family F ...] [--rounds N]
+  eval_overhead.py --galapagos BIN [--galapagos BIN2 ...] [--family F ...] [--rounds N] [--phases]
       Evaluates each family's CPU template at its fitness size with every galapagos binary given
       (`BIN eval --family F --backend cpu --no-baselines --json TEMPLATE`), the binaries taking
       turns within each round (A B A B ...), so that two builds are compared side by side on a node
@@ -15,10 +15,12 @@
       evaluation, of the kernel's own time ((repetitions + 2) x median), of what the checks add
       (evaluation - kernel) and of their ratio, and with two binaries the ratio of the second's
       evaluation time to the first's, round by round. Each binary reads the kernels of its own
-      source tree.
+      source tree. --phases also prints where each evaluation's time went, phase by phase
+      (GALAPAGOS_TIMING_TRACE=1: per phase, the median over the rounds of its seconds).
 """
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -61,25 +63,42 @@ def kernels_dir(binary):
     return tree / "kernels"
 
 
-def evaluate(binary, family, size):
+PHASE = re.compile(r"phase (.*\S)\s+([0-9.]+) s\s*$")
+
+
+def evaluate(binary, family, size, phases=False):
     import os
 
     template = kernels_dir(binary) / TEMPLATES[family]
     cmd = [os.path.abspath(binary), "eval", "--family", family, "--backend", "cpu", "--no-baselines", "--json", "--size", size,
            str(template)]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=kernels_dir(binary).parent)
+    env = dict(os.environ, GALAPAGOS_TIMING_TRACE="1") if phases else None
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=kernels_dir(binary).parent, env=env)
     try:  # a candidate that is not accepted exits 1 with its measurement printed
-        return json.loads(out.stdout)
+        m = json.loads(out.stdout)
     except json.JSONDecodeError:
         sys.exit(f"{binary}: eval --family {family} failed (exit {out.returncode}): {out.stderr.strip()[-400:]}")
+    m["phases"] = {g.group(1): float(g.group(2)) for g in map(PHASE.search, out.stderr.splitlines()) if g}
+    return m
 
 
-def side_by_side(binaries, families, rounds, size):
+def print_phases(binaries, family, runs):
+    """Per phase, the median over the rounds of its seconds in each binary's evaluations."""
+    names = sorted({p for b in binaries for m in runs[(b, family)] for p in m["phases"]})
+    if not names:
+        return
+    print(f"{family}: seconds per phase, medians over the rounds; columns: " + ", ".join(binaries))
+    for name in names:
+        cells = [f"{med(m['phases'].get(name, 0.0) for m in runs[(b, family)]):9.3f}" for b in binaries]
+        print(f"  {name:45s}" + "".join(cells))
+
+
+def side_by_side(binaries, families, rounds, size, phases=False):
     runs = {(b, f): [] for b in binaries for f in families}
     for r in range(rounds):
         for f in families:
             for b in binaries:
-                m = evaluate(b, f, size)
+                m = evaluate(b, f, size, phases)
                 runs[(b, f)].append(m)
                 state = m["status"] if m["status"] == "ok" else f"{m['status']}: {m['reason'][:120]}"
                 print(f"round {r + 1} {f:10s} {b}: evaluation {m['eval_time_s']:.2f} s, {state}", file=sys.stderr)
@@ -107,6 +126,8 @@ def side_by_side(binaries, families, rounds, size):
                            for a, b in pairs]
                 print(f"{f:10s} second / first, same rounds: evaluation {med(ratios):.2f}x "
                       f"(per timed run {med(per_run):.2f}x; rounds: {', '.join(f'{x:.2f}' for x in ratios)})")
+    for f in families if phases else []:
+        print_phases(binaries, f, runs)
 
 
 def main():
@@ -117,8 +138,9 @@ def main():
     ap.add_argument("--family", action="append", choices=sorted(TEMPLATES), help="default: all four")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--size", default="tune")
+    ap.add_argument("--phases", action="store_true", help="also print where the time went, phase by phase")
     a = ap.parse_args()
-    side_by_side(a.galapagos, a.family or list(TEMPLATES), a.rounds, a.size)
+    side_by_side(a.galapagos, a.family or list(TEMPLATES), a.rounds, a.size, a.phases)
 
 
 if __name__ == "__main__":
