@@ -239,7 +239,7 @@ struct output_scan {
 // Elements left poisoned and elements not finite, from their bits alone: no branch per element,
 // so the loop vectorises (the poison patterns are NaNs, counted as unwritten only).
 template <class T>
-GALAPAGOS_ISA_CLONES output_scan count_range(const std::byte* got, std::int64_t begin, std::int64_t end) {
+[[gnu::always_inline]] inline output_scan count_elements(const std::byte* got, std::int64_t begin, std::int64_t end) {
   std::int64_t unwritten = 0, non_finite = 0;
   if constexpr (std::is_floating_point_v<T>) {
     using bits_t = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
@@ -262,6 +262,11 @@ GALAPAGOS_ISA_CLONES output_scan count_range(const std::byte* got, std::int64_t 
   return {unwritten, non_finite, 0, 0};
 }
 
+template <class T>
+GALAPAGOS_ISA_CLONES output_scan count_range(const std::byte* got, std::int64_t begin, std::int64_t end) {
+  return count_elements<T>(got, begin, end);
+}
+
 // Two running maxima over a range in `lanes` partial results each: the compiler vectorises the
 // lanes without -ffast-math (a maximum does not depend on the order it is taken in), which it
 // does not for one running maximum.
@@ -276,8 +281,10 @@ struct two_maxima {
   double max_second() const { return *std::max_element(second, second + lanes); }
 };
 
-// The largest difference from the reference and the reference's scale, over outputs found all
-// written and finite.
+// The counts of count_range and, when the range is all written and finite, the largest difference
+// from the reference and the reference's scale (a range with a bad element fails the output
+// anyway). The range is counted and compared in turn while it is in cache: the output is read
+// from memory once.
 template <class T>
 [[gnu::always_inline]] inline void compare_element(two_maxima& m, int lane, const std::byte* got, const std::byte* expected,
                                                    std::int64_t i) {
@@ -291,12 +298,16 @@ template <class T>
 template <class T>
 GALAPAGOS_ISA_CLONES output_scan compare_range(const std::byte* got, const std::byte* expected, std::int64_t begin,
                                                std::int64_t end) {
+  output_scan s = count_elements<T>(got, begin, end);
+  if (s.unwritten > 0 || s.non_finite > 0) return s;
   two_maxima m;
   std::int64_t i = begin;
   for (; i + lanes <= end; i += lanes)
     for (int l = 0; l < lanes; ++l) compare_element<T>(m, l, got, expected, i + l);
   for (; i < end; ++i) compare_element<T>(m, 0, got, expected, i);
-  return {0, 0, m.max_first(), m.max_second()};
+  s.err = m.max_first();
+  s.scale = m.max_second();
+  return s;
 }
 
 // For the determinism check: the largest difference between two outputs (NaN against NaN is
@@ -359,16 +370,12 @@ output_scan scan_typed(const std::byte* got, const std::byte* expected, std::int
   std::int64_t unwritten = 0, non_finite = 0;
   double err = 0, scale = 0;
   const std::int64_t chunks = (n + chunk_elements - 1) / chunk_elements;
-#pragma omp parallel for reduction(+ : unwritten, non_finite) schedule(static)
+#pragma omp parallel for reduction(+ : unwritten, non_finite) reduction(max : err, scale) schedule(static)
   for (std::int64_t c = 0; c < chunks; ++c) {
-    const output_scan s = count_range<T>(got, c * chunk_elements, std::min(n, (c + 1) * chunk_elements));
+    const std::int64_t begin = c * chunk_elements, end = std::min(n, (c + 1) * chunk_elements);
+    const output_scan s = expected ? compare_range<T>(got, expected, begin, end) : count_range<T>(got, begin, end);
     unwritten += s.unwritten;
     non_finite += s.non_finite;
-  }
-  if (expected == nullptr || unwritten > 0 || non_finite > 0) return {unwritten, non_finite, 0, 0};
-#pragma omp parallel for reduction(max : err, scale) schedule(static)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    const output_scan s = compare_range<T>(got, expected, c * chunk_elements, std::min(n, (c + 1) * chunk_elements));
     err = std::max(err, s.err);
     scale = std::max(scale, s.scale);
   }
