@@ -28,6 +28,9 @@
 //                 AVX-512F (and AVX512VL for the masked CSR tails) SIMD 2 falls back to SIMD 1.
 //   GLP_PREFETCH  0 none; d > 0: software-prefetch x[col_idx[k+d]] while processing entry k (the
 //                 index is clamped to the matrix, never read past its end).
+//   GLP_INDEX     SELL columns: 32 as 32-bit columns; 16 as signed 16-bit offsets from their row
+//                 (10 bytes an entry instead of 12), when setup finds that every stored entry lies
+//                 within 32767 columns of its row (banded and grid matrices), else 32-bit.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -67,6 +70,9 @@
 #ifndef GLP_PREFETCH
 #define GLP_PREFETCH 0
 #endif
+#ifndef GLP_INDEX
+#define GLP_INDEX 32
+#endif
 
 #if GLP_FORMAT != 0 && GLP_FORMAT != 1
 #error "spmv: GLP_FORMAT must be 0 (CSR) or 1 (SELL-C-sigma)"
@@ -88,6 +94,9 @@
 #endif
 #if GLP_SIMD < 0 || GLP_SIMD > 2
 #error "spmv: GLP_SIMD must be 0, 1 or 2"
+#endif
+#if GLP_INDEX != 32 && GLP_INDEX != 16
+#error "spmv: GLP_INDEX must be 32 or 16"
 #endif
 
 // SIMD 2 needs AVX-512F for 8-wide gathers and AVX512VL for the masked 256-bit index loads.
@@ -237,8 +246,9 @@ void csr_spmv(std::int64_t nrows, const std::int64_t* __restrict rp, const std::
 //   Rows are permuted (sorted by decreasing length inside windows of SIGMA rows); position p of
 //   the permuted order holds row perm[p]. Slice s = positions [s*C, s*C+C); its width w_s is the
 //   longest row in it; entry j of the row at lane l is at sptr[s] + j*C + l. Padding entries have
-//   value 0 and a valid column (the row's last column, or 0), so gathers never leave x. Lanes past
-//   nrows in the last slice are padding rows of length 0, never stored to y.
+//   value 0 and a valid column (pad_column), so gathers never leave x. Lanes past nrows in the last
+//   slice are padding rows of length 0 (perm -1), never stored to y. Columns are stored as they are
+//   (col) or, GLP_INDEX 16 where every one fits, as 16-bit offsets from perm[p] (off).
 // ------------------------------------------------------------------------------------------------
 template <class T>
 struct buffer {  // 64-byte aligned, uninitialised
@@ -271,13 +281,15 @@ struct sell_matrix {
   std::int64_t nslices = 0;
   buffer<std::int64_t> sptr;   // nslices+1 offsets (entries, multiples of C)
   buffer<std::int32_t> perm;   // nslices*C: row at each position (-1 for padding rows)
-  buffer<std::int32_t> col;    // sptr[nslices]
+  buffer<std::int32_t> col;    // sptr[nslices], or empty when off holds the columns
+  buffer<std::int16_t> off;    // sptr[nslices]: column - perm[p] (GLP_INDEX 16, where all fit)
   buffer<double> val;          // sptr[nslices]
   void release() {
     valid = false;
     sptr.release();
     perm.release();
     col.release();
+    off.release();
     val.release();
     nslices = 0;
   }
@@ -306,6 +318,15 @@ std::uint64_t fingerprint(std::int64_t nrows, const std::int64_t* rp, const std:
   }
   return h;
 }
+
+// The column a padding entry of row r (-1 for a padding row) gathers from: the row's last
+// column, or for an empty or padding row the column nearest the row's own index.
+std::int32_t pad_column(std::int32_t r, const std::int64_t* rp, const std::int32_t* ci, std::int64_t ncols) {
+  if (r >= 0 && rp[r + 1] > rp[r]) return ci[rp[r + 1] - 1];
+  return static_cast<std::int32_t>(std::max<std::int64_t>(0, std::min<std::int64_t>(r, ncols - 1)));
+}
+
+constexpr bool fits_int16(std::int64_t d) { return d >= INT16_MIN && d <= INT16_MAX; }
 
 [[maybe_unused]] void sell_build(std::int64_t nrows, std::int64_t ncols, const std::int64_t* rp, const std::int32_t* ci, const double* va) {
   sell_matrix& m = g_sell;
@@ -341,11 +362,31 @@ std::uint64_t fingerprint(std::int64_t nrows, const std::int64_t* rp, const std:
     sptr[s + 1] = w * C;
   }
   for (std::int64_t s = 0; s < nslices; ++s) sptr[s + 1] += sptr[s];
-  // 3. entries, column-major inside each slice
+  // 3. entries, column-major inside each slice; 16-bit offsets where every column fits
   const std::int64_t total = sptr[nslices];
-  m.col.reset(static_cast<std::size_t>(total));
+  bool narrow = GLP_INDEX == 16;
+  if (narrow) {
+    bool wide = false;
+#pragma omp parallel for schedule(static) reduction(|| : wide)
+    for (std::int64_t p = 0; p < npos; ++p) {
+      const std::int32_t r = perm[p];
+      std::int64_t lo = pad_column(r, rp, ci, ncols), hi = lo;
+      if (r >= 0)
+        for (std::int64_t k = rp[r]; k < rp[r + 1]; ++k) {
+          lo = std::min<std::int64_t>(lo, ci[k]);
+          hi = std::max<std::int64_t>(hi, ci[k]);
+        }
+      if (!fits_int16(lo - r) || !fits_int16(hi - r)) wide = true;
+    }
+    narrow = !wide;
+  }
+  if (narrow)
+    m.off.reset(static_cast<std::size_t>(total));
+  else
+    m.col.reset(static_cast<std::size_t>(total));
   m.val.reset(static_cast<std::size_t>(total));
   std::int32_t* col = m.col.p;
+  std::int16_t* off = m.off.p;
   double* val = m.val.p;
 #pragma omp parallel for schedule(static)
   for (std::int64_t s = 0; s < nslices; ++s) {
@@ -353,16 +394,15 @@ std::uint64_t fingerprint(std::int64_t nrows, const std::int64_t* rp, const std:
     for (int l = 0; l < C; ++l) {
       const std::int32_t r = perm[s * C + l];
       const std::int64_t b = r >= 0 ? rp[r] : 0, len = r >= 0 ? rp[r + 1] - rp[r] : 0;
-      const std::int32_t pad_col = len > 0 ? ci[b + len - 1] : 0;
+      const std::int32_t pad_col = pad_column(r, rp, ci, ncols);
       for (std::int64_t j = 0; j < w; ++j) {
         const std::int64_t q = base + j * C + l;
-        if (j < len) {
-          col[q] = ci[b + j];
-          val[q] = va[b + j];
-        } else {
-          col[q] = pad_col;
-          val[q] = 0.0;
-        }
+        const std::int32_t c = j < len ? ci[b + j] : pad_col;
+        val[q] = j < len ? va[b + j] : 0.0;
+        if (narrow)
+          off[q] = static_cast<std::int16_t>(c - r);
+        else
+          col[q] = c;
       }
     }
   }
@@ -377,15 +417,55 @@ std::uint64_t fingerprint(std::int64_t nrows, const std::int64_t* rp, const std:
   m.valid = true;
 }
 
+// Where a SELL entry's column comes from: stored as it is, or (GLP_INDEX 16) as an offset from
+// the entry's row. `rows` are the slice's perm entries (-1 for a padding row).
+struct stored_columns {
+  const std::int32_t* __restrict col;
+  std::int64_t at(std::int64_t q, std::int32_t /*row*/) const { return col[q]; }
+#if GLP_SIMD_EFF == 2
+  __m256i at8(std::int64_t q, __m256i /*rows*/) const { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col + q)); }
+  __m128i at4(std::int64_t q, __m128i /*rows*/) const { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(col + q)); }
+#endif
+};
+struct row_offsets {
+  const std::int16_t* __restrict off;
+  std::int64_t at(std::int64_t q, std::int32_t row) const { return row + off[q]; }
+#if GLP_SIMD_EFF == 2
+  __m256i at8(std::int64_t q, __m256i rows) const {
+    return _mm256_add_epi32(rows, _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(off + q))));
+  }
+  __m128i at4(std::int64_t q, __m128i rows) const {
+    return _mm_add_epi32(rows, _mm_cvtepi16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(off + q))));
+  }
+#endif
+};
+
+// Prefetch of x for the entry PF positions ahead of q (clamped to the matrix). Past this slice
+// the row of its lane here stands in for the entry's own: a hint, kept inside x.
+template <class Cols>
+inline void prefetch_sell(const double* x, const Cols& cols, const std::int32_t* rows, std::int64_t q, std::int64_t last,
+                          std::int64_t ncols) {
+  if constexpr (PF > 0) {
+    const std::int64_t k = std::min(q + PF, last);
+    const std::int64_t c = std::clamp<std::int64_t>(cols.at(k, rows[k % C]), 0, ncols - 1);
+    __builtin_prefetch(x + c, 0, 3);
+  } else {
+    (void)x, (void)cols, (void)rows, (void)q, (void)last, (void)ncols;
+  }
+}
+
 // One slice: sums of its C rows into out[0..C).
-inline void sell_slice(const sell_matrix& m, std::int64_t s, const double* __restrict x, double* __restrict out) {
-  const std::int32_t* __restrict col = m.col.p;
+template <class Cols>
+inline void sell_slice(const sell_matrix& m, const Cols& cols, std::int64_t s, const double* __restrict x, double* __restrict out) {
   const double* __restrict val = m.val.p;
+  const std::int32_t* rows = m.perm.p + s * C;
   const std::int64_t base = m.sptr.p[s], w = (m.sptr.p[s + 1] - base) / C;
-  const std::int64_t last = m.sptr.p[m.nslices] - 1;
+  const std::int64_t last = m.sptr.p[m.nslices] - 1, nc = m.ncols;
 #if GLP_SIMD_EFF == 2 && GLP_C >= 8
   constexpr int V = C / 8;  // zmm vectors per column step
   __m512d acc[U][V];
+  __m256i rowv[V];
+  for (int v = 0; v < V; ++v) rowv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + 8 * v));
   for (int u = 0; u < U; ++u)
     for (int v = 0; v < V; ++v) acc[u][v] = _mm512_setzero_pd();
   std::int64_t j = 0;
@@ -394,18 +474,16 @@ inline void sell_slice(const sell_matrix& m, std::int64_t s, const double* __res
       const std::int64_t q = base + (j + u) * C;
       for (int v = 0; v < V; ++v) {
         if constexpr (PF > 0)
-          for (int t = 0; t < 8; ++t) prefetch_x(x, col, q + 8 * v + t, last);
-        const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col + q + 8 * v));
-        acc[u][v] = _mm512_fmadd_pd(_mm512_loadu_pd(val + q + 8 * v), _mm512_i32gather_pd(idx, x, 8), acc[u][v]);
+          for (int t = 0; t < 8; ++t) prefetch_sell(x, cols, rows, q + 8 * v + t, last, nc);
+        acc[u][v] = _mm512_fmadd_pd(_mm512_loadu_pd(val + q + 8 * v), _mm512_i32gather_pd(cols.at8(q + 8 * v, rowv[v]), x, 8), acc[u][v]);
       }
     }
   for (; j < w; ++j) {
     const std::int64_t q = base + j * C;
     for (int v = 0; v < V; ++v) {
       if constexpr (PF > 0)
-        for (int t = 0; t < 8; ++t) prefetch_x(x, col, q + 8 * v + t, last);
-      const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col + q + 8 * v));
-      acc[0][v] = _mm512_fmadd_pd(_mm512_loadu_pd(val + q + 8 * v), _mm512_i32gather_pd(idx, x, 8), acc[0][v]);
+        for (int t = 0; t < 8; ++t) prefetch_sell(x, cols, rows, q + 8 * v + t, last, nc);
+      acc[0][v] = _mm512_fmadd_pd(_mm512_loadu_pd(val + q + 8 * v), _mm512_i32gather_pd(cols.at8(q + 8 * v, rowv[v]), x, 8), acc[0][v]);
     }
   }
   for (int h = U / 2; h >= 1; h /= 2)
@@ -414,22 +492,21 @@ inline void sell_slice(const sell_matrix& m, std::int64_t s, const double* __res
   for (int v = 0; v < V; ++v) _mm512_storeu_pd(out + 8 * v, acc[0][v]);
 #elif GLP_SIMD_EFF == 2  // C == 4: one 256-bit AVX2 gather per column step
   __m256d acc[U];
+  const __m128i rowv = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows));
   for (int u = 0; u < U; ++u) acc[u] = _mm256_setzero_pd();
   std::int64_t j = 0;
   for (; j + U <= w; j += U)
     for (int u = 0; u < U; ++u) {
       const std::int64_t q = base + (j + u) * C;
       if constexpr (PF > 0)
-        for (int t = 0; t < 4; ++t) prefetch_x(x, col, q + t, last);
-      const __m128i idx = _mm_loadu_si128(reinterpret_cast<const __m128i*>(col + q));
-      acc[u] = _mm256_fmadd_pd(_mm256_loadu_pd(val + q), _mm256_i32gather_pd(x, idx, 8), acc[u]);
+        for (int t = 0; t < 4; ++t) prefetch_sell(x, cols, rows, q + t, last, nc);
+      acc[u] = _mm256_fmadd_pd(_mm256_loadu_pd(val + q), _mm256_i32gather_pd(x, cols.at4(q, rowv), 8), acc[u]);
     }
   for (; j < w; ++j) {
     const std::int64_t q = base + j * C;
     if constexpr (PF > 0)
-      for (int t = 0; t < 4; ++t) prefetch_x(x, col, q + t, last);
-    const __m128i idx = _mm_loadu_si128(reinterpret_cast<const __m128i*>(col + q));
-    acc[0] = _mm256_fmadd_pd(_mm256_loadu_pd(val + q), _mm256_i32gather_pd(x, idx, 8), acc[0]);
+      for (int t = 0; t < 4; ++t) prefetch_sell(x, cols, rows, q + t, last, nc);
+    acc[0] = _mm256_fmadd_pd(_mm256_loadu_pd(val + q), _mm256_i32gather_pd(x, cols.at4(q, rowv), 8), acc[0]);
   }
   for (int h = U / 2; h >= 1; h /= 2)
     for (int u = 0; u < h; ++u) acc[u] = _mm256_add_pd(acc[u], acc[u + h]);
@@ -443,20 +520,20 @@ inline void sell_slice(const sell_matrix& m, std::int64_t s, const double* __res
     for (int u = 0; u < U; ++u) {
       const std::int64_t q = base + (j + u) * C;
       if constexpr (PF > 0)  // kept out of the lane loop, which the compiler vectorises
-        for (int l = 0; l < C; ++l) prefetch_x(x, col, q + l, last);
+        for (int l = 0; l < C; ++l) prefetch_sell(x, cols, rows, q + l, last, nc);
 #if GLP_SIMD_EFF == 1
 #pragma omp simd
 #endif
-      for (int l = 0; l < C; ++l) acc[u][l] += val[q + l] * x[col[q + l]];
+      for (int l = 0; l < C; ++l) acc[u][l] += val[q + l] * x[cols.at(q + l, rows[l])];
     }
   for (; j < w; ++j) {
     const std::int64_t q = base + j * C;
     if constexpr (PF > 0)
-      for (int l = 0; l < C; ++l) prefetch_x(x, col, q + l, last);
+      for (int l = 0; l < C; ++l) prefetch_sell(x, cols, rows, q + l, last, nc);
 #if GLP_SIMD_EFF == 1
 #pragma omp simd
 #endif
-    for (int l = 0; l < C; ++l) acc[0][l] += val[q + l] * x[col[q + l]];
+    for (int l = 0; l < C; ++l) acc[0][l] += val[q + l] * x[cols.at(q + l, rows[l])];
   }
   for (int h = U / 2; h >= 1; h /= 2)
     for (int u = 0; u < h; ++u)
@@ -480,7 +557,8 @@ inline void sell_store(const sell_matrix& m, std::int64_t s, const double* sums,
 #endif
 }
 
-[[maybe_unused]] void sell_spmv(const sell_matrix& m, const double* __restrict x, double* __restrict y) {
+template <class Cols>
+void sell_spmv(const sell_matrix& m, const Cols& cols, const double* __restrict x, double* __restrict y) {
   const std::int64_t ns = m.nslices;
   if (m.sptr.p[ns] == 0) {  // all rows empty
 #pragma omp parallel for schedule(static)
@@ -495,7 +573,7 @@ inline void sell_store(const sell_matrix& m, std::int64_t s, const double* sums,
     const std::int64_t s0 = balanced_start(m.sptr.p, ns, C, t, T), s1 = balanced_start(m.sptr.p, ns, C, t + 1, T);
     alignas(64) double sums[C];
     for (std::int64_t s = s0; s < s1; ++s) {
-      sell_slice(m, s, x, sums);
+      sell_slice(m, cols, s, x, sums);
       sell_store(m, s, sums, y);
     }
   }
@@ -508,7 +586,7 @@ inline void sell_store(const sell_matrix& m, std::int64_t s, const double* sums,
 #endif
   for (std::int64_t s = 0; s < ns; ++s) {
     alignas(64) double sums[C];
-    sell_slice(m, s, x, sums);
+    sell_slice(m, cols, s, x, sums);
     sell_store(m, s, sums, y);
   }
 #endif
@@ -562,7 +640,13 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   const sell_matrix& m = g_sell;
   if (m.valid && m.rp == rp && m.ci == ci && m.va == va && m.nrows == nrows && m.ncols == ncols && m.nnz == nnz &&
       m.fingerprint == fingerprint(nrows, rp, ci, va, nnz)) {
-    sell_spmv(m, x, y);
+#if GLP_INDEX == 16
+    if (m.off.p != nullptr) {
+      sell_spmv(m, row_offsets{m.off.p}, x, y);
+      return 0;
+    }
+#endif
+    sell_spmv(m, stored_columns{m.col.p}, x, y);
     return 0;
   }
 #else
