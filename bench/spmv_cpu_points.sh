@@ -17,13 +17,5 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 g++ -std=c++17 -O2 -I kernels/include bench/spmv_cpu_points.cpp -o "$work/points" -ldl
-sos=()
-for point in "${points[@]}"; do
-  name=$(tr ' =' '_-' <<<"$point")
-  defs=(-DGLP_FORMAT=1)
-  for kv in $point; do defs+=("-DGLP_$kv"); done
-  g++ -std=c++17 -O3 -march=native -fopenmp -fPIC -shared -fvisibility=hidden -I kernels/include "${defs[@]}" \
-    kernels/spmv/cpu/spmv.cpp -o "$work/$name.so"
-  sos+=("./$name.so")
-done
+mapfile -t sos < <(bench/cpu_points_build.sh kernels/spmv/cpu/spmv.cpp "$work" "${points[@]/#/FORMAT=1 }")
 cd "$work" && OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)} OMP_PROC_BIND=${OMP_PROC_BIND:-close} ./points "$n" "$rounds" "${sos[@]}"

@@ -86,6 +86,25 @@ TEST_F(Eval, RowsAtOnceAreAcceptedForEveryRowCountAndStoreKind) {
     }
 }
 
+// SIMD 4 with PLANES computes planes of rows together inside z blocks; blocks with fewer interior
+// planes left (the last of each z block, the boundary planes, odd nz) go plane by plane, and
+// streaming stores need every plane's rows aligned. Every plane count in blocks of 2 and 3
+// planes, with both store kinds, is accepted.
+TEST_F(Eval, PlanesAtOnceAreAcceptedInEveryBlockAndStoreKind) {
+  const auto& b = family->backend("cpu");
+  for (const char* planes : {"2", "4"})
+    for (const char* tz : {"3", "4"})
+      for (const char* nt : {"0", "1"}) {
+        const auto m = ev->evaluate({b.tmpl.source,
+                                     "",
+                                     {{"SIMD", "4"}, {"UNROLL", "2"}, {"PLANES", planes}, {"TILE_Z", tz}, {"NT_STORES", nt}},
+                                     b.tmpl.flags,
+                                     {}});
+        EXPECT_EQ(m.status, galapagos::eval::candidate_status::ok)
+            << "PLANES " << planes << " TILE_Z " << tz << " NT_STORES " << nt << ": " << m.reason;
+      }
+}
+
 TEST_F(Eval, WrongCandidateIsRejected) {
   const auto m = ev->evaluate(text(copy_only));
   EXPECT_EQ(m.status, galapagos::eval::candidate_status::wrong_result);

@@ -28,6 +28,9 @@
 //                 segment; without a vector ISA, or for misaligned pointers, normal stores are used).
 //   GLP_PREFETCH  0 = none; d > 0 = software-prefetch the u row d rows ahead in the k+1 plane
 //                 (and, without NT stores, the v row d rows ahead for writing).
+//   GLP_PLANES    SIMD 4: 1, 2 or 4 planes of UNROLL rows computed together where a z block has
+//                 that many interior planes left: the planes share their z neighbours' loads too
+//                 (loads per output vector 1 + 2/UNROLL + 2/PLANES). Elsewhere planes go one by one.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -70,6 +73,12 @@
 #endif
 #ifndef GLP_PREFETCH
 #define GLP_PREFETCH 0
+#endif
+#ifndef GLP_PLANES
+#define GLP_PLANES 1
+#endif
+#if GLP_PLANES != 1 && GLP_PLANES != 2 && GLP_PLANES != 4
+#error "stencil3d7: GLP_PLANES must be 1, 2 or 4"
 #endif
 
 #if GLP_TILE_X < 0 || GLP_TILE_Y < 0 || GLP_TILE_Z < 0 || GLP_CHUNK < 0 || GLP_PREFETCH < 0
@@ -253,57 +262,67 @@ inline void seg_stencil(const double* __restrict u, double* __restrict v, std::i
 }
 
 #if GLP_SIMD == 4
-// R consecutive rows at once (row r of u and v at +r*sy; u and v point at the first computed
-// element of row 0; n elements per row). The rows above and below the R rows and the centre rows
-// are loaded once per vector position and shared; a centre row's x neighbours are its previous,
-// current and next vectors shifted by permutes, each vector loaded once (rolled along x). Reads
-// up to one vector before and after each row's segment: the caller guarantees rows of at least
-// W + 2 elements, so those stay in the neighbouring rows of the array.
-template <int R>
+// P consecutive planes of R consecutive rows at once (row r of plane p of u and v at
+// +p*sz + r*sy; u and v point at the first computed element of row 0 of plane 0; n elements per
+// row). The rows above and below the R rows, the planes before and after the P planes, and the
+// centre rows are loaded once per vector position and shared: a centre row is its neighbours' y
+// neighbour (rows) and z neighbour (planes); a centre row's x neighbours are its previous,
+// current and next vectors shifted by permutes, each vector loaded once (rolled along x). Loads
+// per output vector: 1 + 2/R + 2/P. Reads up to one vector before and after each row's segment:
+// the caller guarantees rows of at least W + 2 elements, so those stay in the neighbouring rows
+// of the array.
+template <int P, int R>
 inline void rows_stencil(const double* __restrict u, double* __restrict v, std::int64_t n, std::int64_t sy, std::int64_t sz) {
   using V = vops;
   using vec = typename V::vec;
   constexpr std::int64_t W = V::W;
   // Scalar until v is aligned (loads of u then are too when u and v share an alignment).
   std::int64_t i = peel_count(v, n);
-  for (int r = 0; r < R; ++r)
-    for (std::int64_t q = 0; q < i; ++q) v[r * sy + q] = point(u + r * sy, q, sy, sz);
+  for (int p = 0; p < P; ++p)
+    for (int r = 0; r < R; ++r)
+      for (std::int64_t q = 0; q < i; ++q) v[p * sz + r * sy + q] = point(u + p * sz + r * sy, q, sy, sz);
   // Streaming stores need every row's vectors aligned, not only row 0's: rows whose length is not
   // a whole number of vectors start at other alignments (odd nx), and those take normal stores.
   constexpr std::size_t A = sizeof(double) * W;
   const bool stream = kStream && reinterpret_cast<std::uintptr_t>(v + i) % A == 0 &&
-                      (R == 1 || static_cast<std::size_t>(sy) * sizeof(double) % A == 0);
+                      (R == 1 || static_cast<std::size_t>(sy) * sizeof(double) % A == 0) &&
+                      (P == 1 || static_cast<std::size_t>(sz) * sizeof(double) % A == 0);
   const vec c = V::set1(kC), w = V::set1(kN);
   if (i + W <= n) {
-    vec prev[R], cur[R];
-    for (int r = 0; r < R; ++r) {
-      prev[r] = V::load(u + r * sy + i - W);
-      cur[r] = V::load(u + r * sy + i);
-    }
-    for (; i + W <= n; i += W) {
-      const vec above = V::load(u - sy + i), below = V::load(u + R * sy + i);
-      vec next[R];
+    vec prev[P][R], cur[P][R];
+    for (int p = 0; p < P; ++p)
       for (int r = 0; r < R; ++r) {
-        const double* p = u + r * sy + i;
-        next[r] = V::load(p + W);
-        vec s = V::add(V::left(prev[r], cur[r]), V::right(cur[r], next[r]));
-        s = V::add(s, r == 0 ? above : cur[r - 1]);
-        s = V::add(s, r == R - 1 ? below : cur[r + 1]);
-        s = V::add(s, V::add(V::load(p - sz), V::load(p + sz)));
-        const vec out = V::add(V::mul(c, cur[r]), V::mul(w, s));
-        if (stream)
-          V::stream(v + r * sy + i, out);
-        else
-          V::store(v + r * sy + i, out);
+        prev[p][r] = V::load(u + p * sz + r * sy + i - W);
+        cur[p][r] = V::load(u + p * sz + r * sy + i);
       }
-      for (int r = 0; r < R; ++r) {  // roll along x
-        prev[r] = cur[r];
-        cur[r] = next[r];
+    for (; i + W <= n; i += W) {
+      vec next[P][R];
+      for (int p = 0; p < P; ++p) {
+        const vec above = V::load(u + p * sz - sy + i), below = V::load(u + p * sz + R * sy + i);
+        for (int r = 0; r < R; ++r) {
+          const double* c0 = u + p * sz + r * sy + i;
+          next[p][r] = V::load(c0 + W);
+          vec s = V::add(V::left(prev[p][r], cur[p][r]), V::right(cur[p][r], next[p][r]));
+          s = V::add(s, r == 0 ? above : cur[p][r - 1]);
+          s = V::add(s, r == R - 1 ? below : cur[p][r + 1]);
+          s = V::add(s, V::add(p == 0 ? V::load(c0 - sz) : cur[p - 1][r], p == P - 1 ? V::load(c0 + sz) : cur[p + 1][r]));
+          const vec out = V::add(V::mul(c, cur[p][r]), V::mul(w, s));
+          if (stream)
+            V::stream(v + p * sz + r * sy + i, out);
+          else
+            V::store(v + p * sz + r * sy + i, out);
+        }
       }
+      for (int p = 0; p < P; ++p)
+        for (int r = 0; r < R; ++r) {  // roll along x
+          prev[p][r] = cur[p][r];
+          cur[p][r] = next[p][r];
+        }
     }
   }
-  for (int r = 0; r < R; ++r)
-    for (std::int64_t q = i; q < n; ++q) v[r * sy + q] = point(u + r * sy, q, sy, sz);
+  for (int p = 0; p < P; ++p)
+    for (int r = 0; r < R; ++r)
+      for (std::int64_t q = i; q < n; ++q) v[p * sz + r * sy + q] = point(u + p * sz + r * sy, q, sy, sz);
 }
 #endif
 
@@ -391,13 +410,21 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
           const std::int64_t a = bx * tx, b = (a + tx < nx) ? a + tx : nx;
           const std::int64_t lo = a > 1 ? a : 1;            // first computed i of [a,b)
           const std::int64_t hi = b < nx - 1 ? b : nx - 1;  // one past the last computed i
-          for (std::int64_t k = k0; k < k1; ++k) {
+          for (std::int64_t k = k0; k < k1;) {
             const bool kb = (k == 0 || k == nz - 1);
+#if GLP_SIMD == 4
+            // GLP_PLANES interior planes of this block at once where there are that many.
+            const std::int64_t planes = !kb && k + GLP_PLANES <= std::min(k1, nz - 1) ? GLP_PLANES : 1;
+#else
+            const std::int64_t planes = 1;
+#endif
             for (std::int64_t j = j0; j < j1;) {
-              const std::int64_t row = (k * ny + j) * nx;
               if (kb || j == 0 || j == ny - 1) {
-                prefetch_row(k, j, a, b);
-                seg_copy(u + row + a, v + row + a, b - a);
+                for (std::int64_t pl = 0; pl < planes; ++pl) {
+                  const std::int64_t row = ((k + pl) * ny + j) * nx;
+                  prefetch_row(k + pl, j, a, b);
+                  seg_copy(u + row + a, v + row + a, b - a);
+                }
                 ++j;
                 continue;
               }
@@ -407,22 +434,32 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
 #else
               const std::int64_t rows = 1;
 #endif
-              for (std::int64_t r = 0; r < rows; ++r) {
-                prefetch_row(k, j + r, a, b);
-                for (std::int64_t i = a; i < lo; ++i) v[row + r * nx + i] = u[row + r * nx + i];
-                for (std::int64_t i = hi; i < b; ++i) v[row + r * nx + i] = u[row + r * nx + i];
-              }
+              for (std::int64_t pl = 0; pl < planes; ++pl)
+                for (std::int64_t r = 0; r < rows; ++r) {
+                  const std::int64_t row = ((k + pl) * ny + j + r) * nx;
+                  prefetch_row(k + pl, j + r, a, b);
+                  for (std::int64_t i = a; i < lo; ++i) v[row + i] = u[row + i];
+                  for (std::int64_t i = hi; i < b; ++i) v[row + i] = u[row + i];
+                }
+              const std::int64_t row = (k * ny + j) * nx;
 #if GLP_SIMD == 4
-              if (rows == GLP_UNROLL)
-                rows_stencil<GLP_UNROLL>(u + row + lo, v + row + lo, hi - lo, sy, sz);
+              if (rows == GLP_UNROLL && planes == GLP_PLANES)
+                rows_stencil<GLP_PLANES, GLP_UNROLL>(u + row + lo, v + row + lo, hi - lo, sy, sz);
               else
-                for (std::int64_t r = 0; r < rows; ++r)
-                  rows_stencil<1>(u + row + r * nx + lo, v + row + r * nx + lo, hi - lo, sy, sz);
+                for (std::int64_t pl = 0; pl < planes; ++pl) {
+                  const std::int64_t prow = row + pl * sz;
+                  if (rows == GLP_UNROLL)
+                    rows_stencil<1, GLP_UNROLL>(u + prow + lo, v + prow + lo, hi - lo, sy, sz);
+                  else
+                    for (std::int64_t r = 0; r < rows; ++r)
+                      rows_stencil<1, 1>(u + prow + r * nx + lo, v + prow + r * nx + lo, hi - lo, sy, sz);
+                }
 #else
               seg_stencil(u + row + lo, v + row + lo, hi - lo, sy, sz);
 #endif
               j += rows;
             }
+            k += planes;
           }
         }
     store_fence();  // each thread orders its own streaming stores before the region's barrier
