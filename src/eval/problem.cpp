@@ -281,10 +281,7 @@ struct two_maxima {
   double max_second() const { return *std::max_element(second, second + lanes); }
 };
 
-// The counts of count_range and, when the range is all written and finite, the largest difference
-// from the reference and the reference's scale (a range with a bad element fails the output
-// anyway). The range is counted and compared in turn while it is in cache: the output is read
-// from memory once.
+// One element's difference from the reference and the reference's magnitude, into lane `lane`.
 template <class T>
 [[gnu::always_inline]] inline void compare_element(two_maxima& m, int lane, const std::byte* got, const std::byte* expected,
                                                    std::int64_t i) {
@@ -295,6 +292,10 @@ template <class T>
   m.take(lane, std::abs(static_cast<double>(o) - rd), std::abs(rd));
 }
 
+// The counts of count_range and, when the range is all written and finite, the largest difference
+// from the reference and the reference's scale (a range with a bad element fails the output
+// anyway). The range is counted and compared in turn while it is in cache: the output is read
+// from memory once.
 template <class T>
 GALAPAGOS_ISA_CLONES output_scan compare_range(const std::byte* got, const std::byte* expected, std::int64_t begin,
                                                std::int64_t end) {
