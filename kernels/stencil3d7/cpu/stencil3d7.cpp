@@ -50,11 +50,23 @@
 #ifndef GLP_TILE_Y
 #define GLP_TILE_Y 16
 #endif
+// Defaults: with AVX-512 (32 vector registers), SIMD 4 computes 4 planes of 2 rows in z blocks of 4
+// planes (2.5 loads per output vector instead of 4); without it, one plane of one row (4 planes of
+// 2 rows in 256-bit vectors measured level with it: docs/BENCHMARKS.md).
+#if defined(__AVX512F__)
+#define GLP_DEF_TILE_Z 4
+#define GLP_DEF_UNROLL 2
+#define GLP_DEF_PLANES 4
+#else
+#define GLP_DEF_TILE_Z 0
+#define GLP_DEF_UNROLL 1
+#define GLP_DEF_PLANES 1
+#endif
 #ifndef GLP_TILE_Z
-#define GLP_TILE_Z 0
+#define GLP_TILE_Z GLP_DEF_TILE_Z
 #endif
 #ifndef GLP_UNROLL
-#define GLP_UNROLL 1
+#define GLP_UNROLL GLP_DEF_UNROLL
 #endif
 #ifndef GLP_SIMD
 #define GLP_SIMD 4
@@ -75,7 +87,7 @@
 #define GLP_PREFETCH 0
 #endif
 #ifndef GLP_PLANES
-#define GLP_PLANES 1
+#define GLP_PLANES GLP_DEF_PLANES
 #endif
 #if GLP_PLANES != 1 && GLP_PLANES != 2 && GLP_PLANES != 4
 #error "stencil3d7: GLP_PLANES must be 1, 2 or 4"
