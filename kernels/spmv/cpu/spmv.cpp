@@ -61,8 +61,11 @@
 #ifndef GLP_CHUNK
 #define GLP_CHUNK 0
 #endif
+// Defaults (the search's first point): SELL-C-sigma with two column steps in flight and 16-bit
+// column offsets, which setup turns back into 32-bit columns where a matrix is too wide for them
+// (docs/spmv.md; 1.10-1.24x over one step and 32-bit columns side by side on Poisson-27).
 #ifndef GLP_UNROLL
-#define GLP_UNROLL 1
+#define GLP_UNROLL 2
 #endif
 #ifndef GLP_SIMD
 #define GLP_SIMD 2
@@ -71,7 +74,7 @@
 #define GLP_PREFETCH 0
 #endif
 #ifndef GLP_INDEX
-#define GLP_INDEX 32
+#define GLP_INDEX 16
 #endif
 
 #if GLP_FORMAT != 0 && GLP_FORMAT != 1
