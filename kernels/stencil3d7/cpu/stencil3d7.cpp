@@ -51,7 +51,7 @@
 #define GLP_TILE_Y 16
 #endif
 // Defaults: with AVX-512 (32 vector registers), SIMD 4 computes 4 planes of 2 rows in z blocks of 4
-// planes (2.5 loads per output vector instead of 4); without it, one plane of one row (4 planes of
+// planes (2.5 loads per output vector instead of 5); without it, one plane of one row (4 planes of
 // 2 rows in 256-bit vectors measured level with it: docs/BENCHMARKS.md).
 #if defined(__AVX512F__)
 #define GLP_DEF_TILE_Z 4
