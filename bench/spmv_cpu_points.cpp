@@ -1,5 +1,7 @@
 // bench/spmv_cpu_points N ROUNDS SO...: times builds of the spmv CPU template (each a shared object
-// with glp_setup/glp_kernel) side by side on the 27-point Poisson matrix of an N^3 grid: one
+// with glp_setup/glp_kernel) side by side on the 27-point Poisson matrix of an N^3 grid (with
+// SPMV_POINTS_MATRIX=random: as many rows, each with 27 distinct columns drawn at random, the same
+// matrix every run, for what a kernel does where nothing is structured): one
 // setup per build, then ROUNDS rounds in which every build is called once in turn, each call after
 // a 256 MiB sweep that evicts the caches. Every build's y is checked against the first one's
 // (relative 1e-12). Prints each build's median and minimum, the GB/s of the CSR problem's bytes
@@ -14,6 +16,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "glp_kernel.h"
@@ -29,7 +33,32 @@ int main(int argc, char** argv) {
   std::vector<int64_t> rp{0};
   std::vector<int32_t> ci;
   std::vector<double> va;
-  for (int z = 0; z < n; ++z)
+  const char* kind = std::getenv("SPMV_POINTS_MATRIX");
+  const bool random = kind != nullptr && std::string(kind) == "random";
+  if (kind != nullptr && !random) {
+    std::fprintf(stderr, "spmv_cpu_points: SPMV_POINTS_MATRIX must be 'random' or unset, not '%s'\n", kind);
+    return 2;
+  }
+  if (random) {
+    const int64_t rows = static_cast<int64_t>(n) * n * n;
+    std::mt19937_64 draw(2026);
+    std::uniform_int_distribution<int32_t> column(0, static_cast<int32_t>(rows - 1));
+    std::vector<int32_t> row;
+    for (int64_t r = 0; r < rows; ++r) {
+      row.clear();
+      while (row.size() < 27) {
+        const int32_t c = column(draw);
+        if (std::find(row.begin(), row.end(), c) == row.end()) row.push_back(c);
+      }
+      std::sort(row.begin(), row.end());
+      for (const int32_t c : row) {
+        ci.push_back(c);
+        va.push_back(c == r ? 26.0 : -1.0 - 0.001 * static_cast<double>(ci.size() % 7));
+      }
+      rp.push_back(static_cast<int64_t>(ci.size()));
+    }
+  }
+  for (int z = 0; z < n && !random; ++z)
     for (int y = 0; y < n; ++y)
       for (int x = 0; x < n; ++x) {
         for (int dz = -1; dz <= 1; ++dz)
@@ -97,8 +126,8 @@ int main(int argc, char** argv) {
         break;
       }
   const double bytes = 8.0 * static_cast<double>(rows + 1) + 12.0 * static_cast<double>(nnz) + 16.0 * static_cast<double>(rows);
-  std::printf("poisson27 n=%d: %lld rows, %lld nnz, %.0f MB of CSR bytes; %d rounds\n", n, static_cast<long long>(rows),
-              static_cast<long long>(nnz), bytes / 1e6, rounds);
+  std::printf("%s n=%d: %lld rows, %lld nnz, %.0f MB of CSR bytes; %d rounds\n", random ? "random 27 per row" : "poisson27", n,
+              static_cast<long long>(rows), static_cast<long long>(nnz), bytes / 1e6, rounds);
   double first = 0;
   for (int b = 0; b < builds; ++b) {
     auto t = times[static_cast<size_t>(b)];

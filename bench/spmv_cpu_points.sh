@@ -3,7 +3,8 @@
 # (kernels/spmv/cpu/spmv.cpp, the family's flags) at each POINT ("C=8 SIGMA=4096 ..."; default: two
 # SELL points, each with 32-bit and 16-bit columns) and times the builds side by side on the
 # 27-point Poisson matrix of an N^3 grid (default 80), ROUNDS calls each taken in turn (default 30;
-# bench/spmv_cpu_points.cpp). Every build's y is checked against the first one's.
+# bench/spmv_cpu_points.cpp). Every build's y is checked against the first one's. With
+# SPMV_POINTS_MATRIX=random the matrix has 27 random columns per row instead (no structure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-80} rounds=${2:-30}

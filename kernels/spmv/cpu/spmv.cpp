@@ -31,6 +31,12 @@
 //   GLP_INDEX     SELL columns: 32 as 32-bit columns; 16 as signed 16-bit offsets from their row
 //                 (10 bytes an entry instead of 12), when setup finds that every stored entry lies
 //                 within 32767 columns of its row (banded and grid matrices), else 32-bit.
+//   GLP_DENSE     not searched (1 unless a benchmark sets 0): with SIMD 2 and SELL, setup flags each
+//                 vector of a column step (8 lanes, 4 for C = 4) whose columns are consecutive (grid
+//                 and banded matrices: neighbouring rows, same stencil offset) and the kernel reads x
+//                 there with one vector load instead of a gather; the same elements, the same sums.
+//                 Where fewer than half of the vectors qualify, setup drops the flags and the kernel
+//                 gathers everything (on a random matrix the test cost more than it saved).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -76,6 +82,9 @@
 #ifndef GLP_INDEX
 #define GLP_INDEX 16
 #endif
+#ifndef GLP_DENSE
+#define GLP_DENSE 1
+#endif
 
 #if GLP_FORMAT != 0 && GLP_FORMAT != 1
 #error "spmv: GLP_FORMAT must be 0 (CSR) or 1 (SELL-C-sigma)"
@@ -100,6 +109,9 @@
 #endif
 #if GLP_INDEX != 32 && GLP_INDEX != 16
 #error "spmv: GLP_INDEX must be 32 or 16"
+#endif
+#if GLP_DENSE != 0 && GLP_DENSE != 1
+#error "spmv: GLP_DENSE must be 0 or 1"
 #endif
 
 // SIMD 2 needs AVX-512F for 8-wide gathers and AVX512VL for the masked 256-bit index loads.
@@ -129,6 +141,12 @@ namespace {
 
 constexpr int C = GLP_C;
 constexpr int U = GLP_UNROLL;
+constexpr int VL = C >= 8 ? 8 : C;  // lanes of one x vector in the SIMD 2 slice kernels
+#if GLP_SIMD_EFF == 2 && GLP_DENSE
+#define GLP_DENSE_EFF 1
+#else
+#define GLP_DENSE_EFF 0
+#endif
 constexpr std::int64_t PF = GLP_PREFETCH;
 
 inline void prefetch_x(const double* x, const std::int32_t* ci, std::int64_t k, std::int64_t last) {
@@ -150,8 +168,10 @@ inline void prefetch_x(const double* x, const std::int32_t* ci, std::int64_t k, 
   std::int64_t lo = 0, hi = n;
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;
-    if (ptr[mid] - ptr[0] + mid * unit < target) lo = mid + 1;
-    else hi = mid;
+    if (ptr[mid] - ptr[0] + mid * unit < target)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -159,8 +179,8 @@ inline void prefetch_x(const double* x, const std::int32_t* ci, std::int64_t k, 
 // ------------------------------------------------------------------------------------------------
 // CSR row kernels: the sum of one row, entries [b, e).
 // ------------------------------------------------------------------------------------------------
-inline double csr_row(const std::int32_t* __restrict ci, const double* __restrict va, const double* __restrict x,
-                      std::int64_t b, std::int64_t e, std::int64_t last) {
+inline double csr_row(const std::int32_t* __restrict ci, const double* __restrict va, const double* __restrict x, std::int64_t b,
+                      std::int64_t e, std::int64_t last) {
 #if GLP_SIMD_EFF == 0
   double acc[U];
   for (int u = 0; u < U; ++u) acc[u] = 0.0;
@@ -223,7 +243,7 @@ void csr_spmv(std::int64_t nrows, const std::int64_t* __restrict rp, const std::
               const double* __restrict va, const double* __restrict x, double* __restrict y) {
   const std::int64_t nnz = rp[nrows] - rp[0];
   const std::int64_t last = nnz > 0 ? rp[nrows] - 1 : rp[0];  // highest valid entry index
-  if (nnz == 0) {  // nothing to gather: every row is empty
+  if (nnz == 0) {                                             // nothing to gather: every row is empty
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < nrows; ++i) y[i] = 0.0;
     return;
@@ -282,11 +302,15 @@ struct sell_matrix {
   std::uint64_t fingerprint = 0;
   // the format
   std::int64_t nslices = 0;
-  buffer<std::int64_t> sptr;   // nslices+1 offsets (entries, multiples of C)
-  buffer<std::int32_t> perm;   // nslices*C: row at each position (-1 for padding rows)
-  buffer<std::int32_t> col;    // sptr[nslices], or empty when off holds the columns
-  buffer<std::int16_t> off;    // sptr[nslices]: column - perm[p] (GLP_INDEX 16, where all fit)
-  buffer<double> val;          // sptr[nslices]
+  buffer<std::int64_t> sptr;  // nslices+1 offsets (entries, multiples of C)
+  buffer<std::int32_t> perm;  // nslices*C: row at each position (-1 for padding rows)
+  buffer<std::int32_t> col;   // sptr[nslices], or empty when off holds the columns
+  buffer<std::int16_t> off;   // sptr[nslices]: column - perm[p] (GLP_INDEX 16, where all fit)
+  buffer<double> val;         // sptr[nslices]
+  // GLP_DENSE with SIMD 2: one flag per vector of VL lanes of a column step (entries q..q+VL-1,
+  // q a multiple of VL): 1 where their columns are consecutive, so x is read with one vector
+  // load instead of a gather (grid and banded matrices: neighbouring rows, same stencil offset).
+  buffer<std::uint8_t> dense;  // sptr[nslices] / VL
   void release() {
     valid = false;
     sptr.release();
@@ -294,6 +318,7 @@ struct sell_matrix {
     col.release();
     off.release();
     val.release();
+    dense.release();
     nslices = 0;
   }
 };
@@ -305,9 +330,7 @@ sell_matrix g_sell;  // the only state kept between calls: A in another format, 
 std::uint64_t fingerprint(std::int64_t nrows, const std::int64_t* rp, const std::int32_t* ci, const double* va,
                           std::int64_t nnz) {
   std::uint64_t h = 0x9e3779b97f4a7c15ull ^ static_cast<std::uint64_t>(nrows) ^ (static_cast<std::uint64_t>(nnz) << 20);
-  auto add = [&h](std::uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  };
+  auto add = [&h](std::uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
   for (int s = 0; s < 64; ++s) {
     const std::int64_t r = static_cast<std::int64_t>(static_cast<__int128>(nrows) * s / 64);
     add(static_cast<std::uint64_t>(rp[r + 1]));
@@ -331,7 +354,8 @@ std::int32_t pad_column(std::int32_t r, const std::int64_t* rp, const std::int32
 
 constexpr bool fits_int16(std::int64_t d) { return d >= INT16_MIN && d <= INT16_MAX; }
 
-[[maybe_unused]] void sell_build(std::int64_t nrows, std::int64_t ncols, const std::int64_t* rp, const std::int32_t* ci, const double* va) {
+[[maybe_unused]] void sell_build(std::int64_t nrows, std::int64_t ncols, const std::int64_t* rp, const std::int32_t* ci,
+                                 const double* va) {
   sell_matrix& m = g_sell;
   m.release();
   const std::int64_t nslices = (nrows + C - 1) / C;
@@ -409,6 +433,28 @@ constexpr bool fits_int16(std::int64_t d) { return d >= INT16_MIN && d <= INT16_
       }
     }
   }
+#if GLP_DENSE_EFF
+  m.dense.reset(static_cast<std::size_t>(total / VL));
+  std::uint8_t* dense = m.dense.p;
+  std::int64_t found = 0;  // consecutive vectors
+#pragma omp parallel for schedule(static) reduction(+ : found)
+  for (std::int64_t s = 0; s < nslices; ++s) {
+    const std::int64_t base = sptr[s], end = sptr[s + 1];
+    for (std::int64_t q = base; q < end; q += VL) {
+      const std::int64_t l0 = (q - base) % C;  // lane of entry q
+      auto column = [&](std::int64_t e) -> std::int64_t {
+        return narrow ? perm[s * C + l0 + (e - q)] + std::int64_t{off[e]} : std::int64_t{col[e]};
+      };
+      bool consecutive = true;
+      for (int l = 1; l < VL && consecutive; ++l) consecutive = column(q + l) == column(q) + l;
+      dense[q / VL] = consecutive ? 1 : 0;
+      found += consecutive ? 1 : 0;
+    }
+  }
+  // Where fewer than half of the vectors are consecutive (unstructured matrices), the test costs
+  // more than the loads it saves: the kernel gathers everything, as without DENSE.
+  if (2 * found < total / VL) m.dense.release();
+#endif
   m.nslices = nslices;
   m.rp = rp;
   m.ci = ci;
@@ -457,9 +503,34 @@ inline void prefetch_sell(const double* x, const Cols& cols, const std::int32_t*
   }
 }
 
+#if GLP_SIMD_EFF == 2
+// x at the columns of the VL entries from q (8 lanes for __m256i rows, 4 for __m128i): with Dense
+// (setup kept the flags), one vector load where setup found them consecutive, else a gather.
+// Both read the same elements of x: the sums are the same bits.
+template <bool Dense, class Cols, class Rows>
+inline auto x_at(const sell_matrix& m, const Cols& cols, std::int64_t q, Rows rows, const double* __restrict x) {
+  constexpr bool wide = sizeof(Rows) == 32;  // __m256i: 8 lanes; __m128i: 4
+  const auto idx = [&] {
+    if constexpr (wide)
+      return cols.at8(q, rows);
+    else
+      return cols.at4(q, rows);
+  }();
+  const bool load = Dense && m.dense.p[q / (wide ? 8 : 4)] != 0;
+  if constexpr (wide) {
+    if (load) return _mm512_loadu_pd(x + _mm256_cvtsi256_si32(idx));
+    return _mm512_i32gather_pd(idx, x, 8);
+  } else {
+    if (load) return _mm256_loadu_pd(x + _mm_cvtsi128_si32(idx));
+    return _mm256_i32gather_pd(x, idx, 8);
+  }
+}
+#endif
+
 // One slice: sums of its C rows into out[0..C).
-template <class Cols>
-inline void sell_slice(const sell_matrix& m, const Cols& cols, std::int64_t s, const double* __restrict x, double* __restrict out) {
+template <bool Dense, class Cols>
+inline void sell_slice(const sell_matrix& m, const Cols& cols, std::int64_t s, const double* __restrict x,
+                       double* __restrict out) {
   const double* __restrict val = m.val.p;
   const std::int32_t* rows = m.perm.p + s * C;
   const std::int64_t base = m.sptr.p[s], w = (m.sptr.p[s + 1] - base) / C;
@@ -478,7 +549,7 @@ inline void sell_slice(const sell_matrix& m, const Cols& cols, std::int64_t s, c
       for (int v = 0; v < V; ++v) {
         if constexpr (PF > 0)
           for (int t = 0; t < 8; ++t) prefetch_sell(x, cols, rows, q + 8 * v + t, last, nc);
-        acc[u][v] = _mm512_fmadd_pd(_mm512_loadu_pd(val + q + 8 * v), _mm512_i32gather_pd(cols.at8(q + 8 * v, rowv[v]), x, 8), acc[u][v]);
+        acc[u][v] = _mm512_fmadd_pd(_mm512_loadu_pd(val + q + 8 * v), x_at<Dense>(m, cols, q + 8 * v, rowv[v], x), acc[u][v]);
       }
     }
   for (; j < w; ++j) {
@@ -486,7 +557,7 @@ inline void sell_slice(const sell_matrix& m, const Cols& cols, std::int64_t s, c
     for (int v = 0; v < V; ++v) {
       if constexpr (PF > 0)
         for (int t = 0; t < 8; ++t) prefetch_sell(x, cols, rows, q + 8 * v + t, last, nc);
-      acc[0][v] = _mm512_fmadd_pd(_mm512_loadu_pd(val + q + 8 * v), _mm512_i32gather_pd(cols.at8(q + 8 * v, rowv[v]), x, 8), acc[0][v]);
+      acc[0][v] = _mm512_fmadd_pd(_mm512_loadu_pd(val + q + 8 * v), x_at<Dense>(m, cols, q + 8 * v, rowv[v], x), acc[0][v]);
     }
   }
   for (int h = U / 2; h >= 1; h /= 2)
@@ -503,13 +574,13 @@ inline void sell_slice(const sell_matrix& m, const Cols& cols, std::int64_t s, c
       const std::int64_t q = base + (j + u) * C;
       if constexpr (PF > 0)
         for (int t = 0; t < 4; ++t) prefetch_sell(x, cols, rows, q + t, last, nc);
-      acc[u] = _mm256_fmadd_pd(_mm256_loadu_pd(val + q), _mm256_i32gather_pd(x, cols.at4(q, rowv), 8), acc[u]);
+      acc[u] = _mm256_fmadd_pd(_mm256_loadu_pd(val + q), x_at<Dense>(m, cols, q, rowv, x), acc[u]);
     }
   for (; j < w; ++j) {
     const std::int64_t q = base + j * C;
     if constexpr (PF > 0)
       for (int t = 0; t < 4; ++t) prefetch_sell(x, cols, rows, q + t, last, nc);
-    acc[0] = _mm256_fmadd_pd(_mm256_loadu_pd(val + q), _mm256_i32gather_pd(x, cols.at4(q, rowv), 8), acc[0]);
+    acc[0] = _mm256_fmadd_pd(_mm256_loadu_pd(val + q), x_at<Dense>(m, cols, q, rowv, x), acc[0]);
   }
   for (int h = U / 2; h >= 1; h /= 2)
     for (int u = 0; u < h; ++u) acc[u] = _mm256_add_pd(acc[u], acc[u + h]);
@@ -560,7 +631,7 @@ inline void sell_store(const sell_matrix& m, std::int64_t s, const double* sums,
 #endif
 }
 
-template <class Cols>
+template <bool Dense, class Cols>
 void sell_spmv(const sell_matrix& m, const Cols& cols, const double* __restrict x, double* __restrict y) {
   const std::int64_t ns = m.nslices;
   if (m.sptr.p[ns] == 0) {  // all rows empty
@@ -576,7 +647,7 @@ void sell_spmv(const sell_matrix& m, const Cols& cols, const double* __restrict 
     const std::int64_t s0 = balanced_start(m.sptr.p, ns, C, t, T), s1 = balanced_start(m.sptr.p, ns, C, t + 1, T);
     alignas(64) double sums[C];
     for (std::int64_t s = s0; s < s1; ++s) {
-      sell_slice(m, cols, s, x, sums);
+      sell_slice<Dense>(m, cols, s, x, sums);
       sell_store(m, s, sums, y);
     }
   }
@@ -589,7 +660,7 @@ void sell_spmv(const sell_matrix& m, const Cols& cols, const double* __restrict 
 #endif
   for (std::int64_t s = 0; s < ns; ++s) {
     alignas(64) double sums[C];
-    sell_slice(m, cols, s, x, sums);
+    sell_slice<Dense>(m, cols, s, x, sums);
     sell_store(m, s, sums, y);
   }
 #endif
@@ -597,8 +668,8 @@ void sell_spmv(const sell_matrix& m, const Cols& cols, const double* __restrict 
 
 int check_args(const glp_arg* args, int nargs, const int64_t* sizes) {
   if (args == nullptr || sizes == nullptr || nargs != 5) return 1;
-  if (args[0].dtype != GLP_INT64 || args[1].dtype != GLP_INT32 || args[2].dtype != GLP_FLOAT64 ||
-      args[3].dtype != GLP_FLOAT64 || args[4].dtype != GLP_FLOAT64)
+  if (args[0].dtype != GLP_INT64 || args[1].dtype != GLP_INT32 || args[2].dtype != GLP_FLOAT64 || args[3].dtype != GLP_FLOAT64 ||
+      args[4].dtype != GLP_FLOAT64)
     return 2;
   const int64_t nrows = sizes[0], ncols = sizes[1], nnz = sizes[2];
   if (nrows < 0 || ncols < 0 || nnz < 0 || nrows > INT32_MAX || ncols > INT32_MAX) return 3;
@@ -643,13 +714,19 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   const sell_matrix& m = g_sell;
   if (m.valid && m.rp == rp && m.ci == ci && m.va == va && m.nrows == nrows && m.ncols == ncols && m.nnz == nnz &&
       m.fingerprint == fingerprint(nrows, rp, ci, va, nnz)) {
+    auto run = [&](const auto& cols) {  // with the flags where setup kept them (GLP_DENSE)
+      if constexpr (GLP_DENSE_EFF != 0) {
+        if (m.dense.p != nullptr) return sell_spmv<true>(m, cols, x, y);
+      }
+      sell_spmv<false>(m, cols, x, y);
+    };
 #if GLP_INDEX == 16
     if (m.off.p != nullptr) {
-      sell_spmv(m, row_offsets{m.off.p}, x, y);
+      run(row_offsets{m.off.p});
       return 0;
     }
 #endif
-    sell_spmv(m, stored_columns{m.col.p}, x, y);
+    run(stored_columns{m.col.p});
     return 0;
   }
 #else
