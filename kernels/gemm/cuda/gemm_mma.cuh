@@ -7,8 +7,9 @@
 //   a block computes a BM x BN tile of C with (BM/WM) x (BN/WN) warps, each a WM x WN warp tile
 //   made of (WM/MR) x (WN/8) tensor-core tiles of MR x 8 (MR = 8 for m8n8k4, else 16);
 //   the k dimension is walked in BK-deep slabs, STAGES slabs in flight: slab s+STAGES-1 is being
-//   copied (cp.async, 8 bytes per element, zero-filled outside the matrix) while slab s is
-//   multiplied. A and B keep their row-major layout in shared memory, rows padded by 4 doubles so
+//   copied (cp.async, 8 bytes per element, zero-filled outside the matrix; a thread's copies step
+//   at fixed strides from addresses computed once per tile) while slab s is multiplied. A and B
+//   keep their row-major layout in shared memory, rows padded by 4 doubles so
 //   that the fragment loads of a half warp hit 16 distinct banks;
 //   the accumulators stay in registers; the write-back masks the matrix's edges.
 //
@@ -111,27 +112,59 @@ __device__ __forceinline__ void wait_pending() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// Issues the copies of slab `s` (k from s*BK) of the block tile at (m0, n0) into `stage`.
-__device__ __forceinline__ void load_slab(double* stage, const double* __restrict__ A, const double* __restrict__ B,
-                                          const problem& P, int64_t m0, int64_t n0, int64_t s, int tid) {
-  const int64_t k0 = s * BK;
-  double* as = stage;
-  double* bs = stage + BM * LDA;
-#pragma unroll 4
-  for (int e = tid; e < BM * BK; e += NT) {
-    const int r = e / BK, c = e % BK;
-    const int64_t gi = m0 + r, gp = k0 + c;
-    const bool in = gi < P.m && gp < P.k;
-    copy8(as + r * LDA + c, in ? A + gi * P.k + gp : A, in);
+// The copies of one slab: a thread walks fixed strides from addresses computed once per tile, so a
+// copy costs an address add and a bounds test (no divisions, no 64-bit products per element).
+// Element e = tid + j*NT of a slab: in A (BM x BK, NT % BK == 0) column tid % BK, row
+// tid / BK + j*NT/BK; in B (BK x BN) column tid % BN, row tid / BN + j*NT/BN when NT >= BN,
+// else column tid + (j % (BN/NT))*NT, row j / (BN/NT).
+struct copier {
+  static constexpr int CA = (BM * BK + NT - 1) / NT, CB = (BK * BN + NT - 1) / NT;
+  static constexpr int RSA = NT / BK;
+  static constexpr int QB = NT >= BN ? 1 : BN / NT, RSB = NT >= BN ? NT / BN : 0;
+  const double* a;  // A at (m0 + ra, ca)
+  const double* b;  // B at (rb, n0 + cb)
+  int64_t a_rows_left, b_cols_left;  // rows of A from the first row on; columns of B from the first on
+  int sa, sb;       // shared offsets of the thread's first element
+  int ca, rb;
+  __device__ __forceinline__ copier(const double* A, const double* B, const problem& P, int64_t m0, int64_t n0, int tid) {
+    static_assert(NT % BK == 0, "gemm: the copier needs NT % BK == 0 (NT >= 64, BK <= 32)");
+    const int ra = tid / BK;
+    ca = tid % BK;
+    const int cb = NT >= BN ? tid % BN : tid;
+    rb = NT >= BN ? tid / BN : 0;
+    a = A + (m0 + ra) * P.k + ca;
+    b = B + static_cast<int64_t>(rb) * P.n + n0 + cb;
+    a_rows_left = P.m - m0 - ra;
+    b_cols_left = P.n - n0 - cb;
+    sa = ra * LDA + ca;
+    sb = rb * LDB + cb;
   }
-#pragma unroll 4
-  for (int e = tid; e < BK * BN; e += NT) {
-    const int r = e / BN, c = e % BN;
-    const int64_t gp = k0 + r, gj = n0 + c;
-    const bool in = gp < P.k && gj < P.n;
-    copy8(bs + r * LDB + c, in ? B + gp * P.n + gj : B, in);
+  __device__ __forceinline__ void load(double* stage, const double* A, const double* B, const problem& P, int64_t s,
+                                       int tid) const {
+    const int64_t k0 = s * BK;
+    double* as = stage;
+    double* bs = stage + BM * LDA;
+    const bool acol = k0 + ca < P.k;
+    const double* ap = a + k0;
+#pragma unroll
+    for (int j = 0; j < CA; ++j) {
+      if ((j + 1) * NT <= BM * BK || tid + j * NT < BM * BK) {
+        const bool in = acol && j * RSA < a_rows_left;
+        copy8(as + sa + j * RSA * LDA, in ? ap + static_cast<int64_t>(j * RSA) * P.k : A, in);
+      }
+    }
+    const int64_t rows_left = P.k - k0 - rb;
+    const double* bp = b + k0 * P.n;
+#pragma unroll
+    for (int j = 0; j < CB; ++j) {
+      if ((j + 1) * NT <= BK * BN || tid + j * NT < BK * BN) {
+        const int r = NT >= BN ? j * RSB : j / QB, c = NT >= BN ? 0 : (j % QB) * NT;
+        const bool in = r < rows_left && c < b_cols_left;
+        copy8(bs + sb + r * LDB + c, in ? bp + static_cast<int64_t>(r) * P.n + c : B, in);
+      }
+    }
   }
-}
+};
 
 __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM) gemm_mma_kernel(const double* __restrict__ A, const double* __restrict__ B,
                                                          const double* __restrict__ alpha_p, const double* __restrict__ beta_p,
@@ -148,6 +181,7 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM) gemm_mma_kernel(const d
   for (int64_t tm = blockIdx.y; tm < mtiles; tm += gridDim.y) {
     for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) {
       const int64_t m0 = tm * BM, n0 = tn * BN;
+      const copier cp(A, B, P, m0, n0, tid);
       double acc[MI][NJ][ND];
 #pragma unroll
       for (int i = 0; i < MI; ++i)
@@ -159,14 +193,14 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM) gemm_mma_kernel(const d
       // Prologue: slabs 0..STAGES-2 in flight (an empty group where there is no such slab).
 #pragma unroll
       for (int s = 0; s < STAGES - 1; ++s) {
-        if (first + s < kslabs) load_slab(smem + s * STAGE, A, B, P, m0, n0, first + s, tid);
+        if (first + s < kslabs) cp.load(smem + s * STAGE, A, B, P, first + s, tid);
         commit();
       }
       for (int64_t s = first; s < kslabs; ++s) {
         wait_pending<STAGES - 2>();  // slab s has landed (this thread's copies)...
         __syncthreads();             // ...and everyone's; the stage of slab s-1 is free again
         const int64_t next = s + STAGES - 1;
-        if (next < kslabs) load_slab(smem + ((next - first) % STAGES) * STAGE, A, B, P, m0, n0, next, tid);
+        if (next < kslabs) cp.load(smem + ((next - first) % STAGES) * STAGE, A, B, P, next, tid);
         commit();
         const double* as = smem + ((s - first) % STAGES) * STAGE;
         const double* bs = as + BM * LDA;
