@@ -4,7 +4,8 @@
 # ("MMA=3 BM=64 BN=128 BK=32 WM=64 WN=32 SPLITK=2 STAGES=2 BLOCKS_PER_SM=2"; the SIMT-only
 # parameters are held at their tensor-core values) with bench/gemm_cuda_kernel.cu and times it
 # beside cuBLAS, twice. With REF (a git revision) the same points are also built from the
-# template as it was at REF, and both are timed in turn: a template change judged side by side.
+# template as it was at REF, and both are timed in turn: a template change judged side by side
+# (REF must be in the machine's git history; the device tool's copy may hold only an older commit).
 # Faster than bench/gemm_cuda_points.sh (no galapagos, no evaluator: a kernel-level comparison,
 # its C checked against cuBLAS's only).
 set -euo pipefail
