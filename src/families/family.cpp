@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -313,25 +315,90 @@ std::string family::describe_size(const sizes& s) const {
   return os.str();
 }
 
+namespace {
+
+// The constraints as a predicate over genomes. A constraint names a few parameters; its verdict
+// for each combination of their values is kept in a table, filled as points are asked about, so
+// that a search that draws millions of points (rejection sampling where few points are valid:
+// about one in 540 for the gemm CUDA space) parses each combination once instead of evaluating
+// muParser every time (which was a quarter of that search's wall time). Same verdicts, same
+// order of questions: a strategy proposes exactly what it did without the tables.
+class constraint_check {
+ public:
+  constraint_check(const std::vector<core::parameter>& params, const std::vector<std::shared_ptr<expression>>& constraints)
+      : values_(params.size()) {
+    numbers_.reserve(params.size());
+    for (const auto& p : params) {
+      std::vector<double> v;
+      for (const auto& text : p.values) {
+        // Textual values read as NaN, which fails any comparison.
+        char* end = nullptr;
+        const double x = std::strtod(text.c_str(), &end);
+        v.push_back(end == text.c_str() || *end != '\0' ? std::nan("") : x);
+      }
+      numbers_.push_back(std::move(v));
+    }
+    for (const auto& c : constraints) {
+      one o;
+      o.e = c;
+      std::size_t combinations = 1;
+      for (const auto& name : c->variables_used())
+        for (std::size_t i = 0; i < params.size(); ++i)
+          if (params[i].name == name) {
+            o.vars.push_back(i);
+            o.strides.push_back(combinations);
+            combinations = std::min(combinations * params[i].values.size(), max_table + 1);
+          }
+      if (combinations <= max_table) o.verdicts.assign(combinations, unknown);
+      checks_.push_back(std::move(o));
+    }
+  }
+
+  bool operator()(const core::genome& g) {
+    bool filled = false;
+    for (auto& c : checks_) {
+      if (c.verdicts.empty()) {
+        fill(g, filled);
+        if (c.e->evaluate(values_) == 0.0) return false;
+        continue;
+      }
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < c.vars.size(); ++k) at += static_cast<std::size_t>(g[c.vars[k]]) * c.strides[k];
+      if (c.verdicts[at] == unknown) {
+        fill(g, filled);
+        c.verdicts[at] = c.e->evaluate(values_) != 0.0;
+      }
+      if (!c.verdicts[at]) return false;
+    }
+    return true;
+  }
+
+ private:
+  static constexpr std::int8_t unknown = -1;
+  static constexpr std::size_t max_table = std::size_t{1} << 20;  // combinations kept per constraint
+  struct one {
+    std::shared_ptr<expression> e;
+    std::vector<std::size_t> vars, strides;  // the parameters it names; their strides in the table
+    std::vector<std::int8_t> verdicts;       // per combination: unknown, 0 or 1; empty: too many to keep
+  };
+  void fill(const core::genome& g, bool& filled) {
+    if (filled) return;
+    for (std::size_t i = 0; i < g.size(); ++i) values_[i] = numbers_[i][static_cast<std::size_t>(g[i])];
+    filled = true;
+  }
+  std::vector<std::vector<double>> numbers_;  // per parameter, its values as numbers
+  std::vector<one> checks_;
+  std::vector<double> values_;
+};
+
+}  // namespace
+
 core::search_space family::space(const std::string& backend_name) const {
   const auto& b = backend(backend_name);
-  auto params = b.params;
-  auto constraints = b.constraints;
   // Constraints see every parameter as a number; textual values read as NaN, which fails any
   // comparison, so constraints should only name numeric parameters.
-  auto predicate = [params, constraints](const core::genome& g) {
-    std::vector<double> v(params.size());
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      char* end = nullptr;
-      const auto& text = params[i].values[static_cast<std::size_t>(g[i])];
-      v[i] = std::strtod(text.c_str(), &end);
-      if (end == text.c_str() || *end != '\0') v[i] = std::nan("");
-    }
-    for (const auto& c : constraints)
-      if (c->evaluate(v) == 0.0) return false;
-    return true;
-  };
-  return core::search_space(params, predicate);
+  auto check = std::make_shared<constraint_check>(b.params, b.constraints);
+  return core::search_space(b.params, [check](const core::genome& g) { return (*check)(g); });
 }
 
 family load_family(const std::string& name, const std::vector<std::filesystem::path>& search_path) {

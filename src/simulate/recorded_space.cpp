@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <system_error>
 
 #include "simulate/space_formats.hpp"
 #include "store/results_reader.hpp"
@@ -100,8 +101,9 @@ recorded_space read_galapagos_results(const std::filesystem::path& file) {
 }
 
 recorded_space read_recorded_space(const std::filesystem::path& file) {
+  std::error_code ec;
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw error(file.string(), "cannot open the recorded space");
+  if (!in || std::filesystem::is_directory(file, ec)) throw error(file.string(), detail::unreadable(file));
   char head[8] = {};
   in.read(head, sizeof head);
   static const char hdf5[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};

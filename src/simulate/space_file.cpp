@@ -3,9 +3,11 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <system_error>
 
 #include "simulate/space_formats.hpp"
 #include "util/error.hpp"
@@ -56,9 +58,19 @@ std::string closed(std::string s) {
 
 }  // namespace
 
+std::string unreadable(const std::filesystem::path& file) {
+  const int err = errno;
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return "no such file";
+  if (std::filesystem::is_directory(file, ec))
+    return "a folder, not a recorded space (a results file, Kernel Tuner cache or T4 file)";
+  return "cannot read it (" + std::generic_category().message(err) + ")";
+}
+
 std::string read_space_bytes(const std::filesystem::path& file) {
+  std::error_code ec;
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw error(file.string(), "cannot open the recorded space");
+  if (!in || std::filesystem::is_directory(file, ec)) throw error(file.string(), unreadable(file));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b)
     return gunzip(bytes, file.string());
@@ -79,12 +91,24 @@ json_document parse_space_json(const std::string& text, const std::string& file)
         out.doc = std::move(doc);
         return out;
       }
-      // The run stopped while writing an entry: drop that partial last line too.
+      // The run stopped while writing an entry: drop that partial last line too, or, where entries
+      // do not end lines (a cache rewritten on one line), everything after the last closing brace
+      // that ends a whole entry.
       if (const auto nl = t.find_last_of('\n'); nl != std::string::npos)
         if (auto doc = json::parse(closed(t.substr(0, nl)), nullptr, false); !doc.is_discarded()) {
           out.doc = std::move(doc);
           return out;
         }
+      auto brace = t.size();
+      for (int tries = 0; tries < 16 && brace > 0; ++tries) {
+        brace = t.find_last_of('}', brace - 1);
+        if (brace == std::string::npos) break;
+        const std::string head = t.substr(0, brace + 1);
+        if (auto doc = json::parse(closed(head + ","), nullptr, false); !doc.is_discarded()) {
+          out.doc = std::move(doc);
+          return out;
+        }
+      }
     }
     throw error(file, std::string("not a JSON document (expected a Kernel Tuner cache, plain, gzip-compressed or left "
                                   "unfinished by an interrupted run, or T4 results): ") +

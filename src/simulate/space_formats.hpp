@@ -12,6 +12,8 @@
 
 namespace galapagos::simulate::detail {
 
+// Why `file` cannot be opened, for an error message: no such file, a folder, or the system's reason.
+std::string unreadable(const std::filesystem::path& file);
 // The file's bytes, decompressed when they begin with gzip's magic number. Throws
 // galapagos::error naming the file when it cannot be opened or its gzip stream is damaged.
 std::string read_space_bytes(const std::filesystem::path& file);

@@ -2,6 +2,8 @@
 // family files fail with an error naming the file and the key.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 
 #include "eval/probe.hpp"
@@ -114,6 +116,45 @@ TEST(Families, ConstraintsPruneTheSpace) {
   EXPECT_TRUE(space.is_valid({1, 2}));
   EXPECT_FALSE(space.is_valid({2, 2}));
   EXPECT_THROW(f.backend("cuda"), galapagos::error);  // the family has no [cuda] table
+}
+
+// The validity predicate keeps each constraint's verdicts in a table over the parameters it names:
+// for every shipped family and backend it must say what evaluating every expression says, for
+// valid and invalid points alike, asked in any order and asked again.
+TEST(Families, ConstraintTablesAgreeWithTheExpressions) {
+  int families = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kernels)) {
+    if (!std::filesystem::is_regular_file(entry.path() / "family.toml")) continue;
+    const auto f = gf::load_family_file(entry.path() / "family.toml");
+    ++families;
+    for (const auto& [name, b] : f.backends) {
+      const auto space = f.space(name);
+      const auto direct = [&](const galapagos::core::genome& g) {
+        std::vector<double> v;
+        for (std::size_t i = 0; i < g.size(); ++i) {
+          const auto& text = b.params[i].values[static_cast<std::size_t>(g[i])];
+          char* end = nullptr;
+          const double x = std::strtod(text.c_str(), &end);
+          v.push_back(end == text.c_str() || *end != '\0' ? std::nan("") : x);
+        }
+        for (const auto& c : b.constraints)
+          if (c->evaluate(v) == 0.0) return false;
+        return true;
+      };
+      galapagos::core::rng r(11);
+      int valid = 0;
+      for (int k = 0; k < 20000; ++k) {
+        galapagos::core::genome g(b.params.size());
+        for (std::size_t i = 0; i < g.size(); ++i) g[i] = r.below(static_cast<int>(b.params[i].values.size()));
+        const bool expected = direct(g);
+        valid += expected;
+        ASSERT_EQ(space.is_valid(g), expected) << f.name << " " << name << " " << space.to_json(g);
+        ASSERT_EQ(space.is_valid(g), expected) << f.name << " " << name << " (asked again) " << space.to_json(g);
+      }
+      if (!b.constraints.empty()) EXPECT_LT(valid, 20000) << f.name << " " << name << ": no draw broke a constraint";
+    }
+  }
+  EXPECT_GE(families, 4);
 }
 
 TEST(Families, MalformedFilesNameTheFileAndTheProblem) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -93,11 +94,29 @@ TEST(RecordedFormats, UnfinishedCacheIsClosedAsKernelTunerClosesIt) {
   const auto cut = simulate::read_recorded_space(write_file("partial.json", partial));
   EXPECT_EQ(cut.size(), 2u);
   EXPECT_DOUBLE_EQ(cut.optimum_s(), 1e-3);
+  // The same on one line (a cache rewritten without its line breaks), cut inside an entry's list
+  // of times: the entries before it are read.
+  std::string one_line = cache_head + entry("32,1", "2.0") + "," + entry("64,1", "1.0") + ",";
+  one_line.erase(std::remove(one_line.begin(), one_line.end(), '\n'), one_line.end());
+  one_line += "\"64,2\": {\"time\": 3.0, \"times\": [3.0, 3.1, 2.";
+  const auto cut_line = simulate::read_recorded_space(write_file("partial_line.json", one_line));
+  EXPECT_EQ(cut_line.size(), 2u);
+  EXPECT_DOUBLE_EQ(cut_line.optimum_s(), 1e-3);
   // Stopped before its first entry: nothing to replay, said as such.
   const auto empty = read_error(write_file("empty_open.json", cache_head));
   EXPECT_NE(empty.find("empty_open.json: cache: has no entries"), std::string::npos) << empty;
   // A finished cache is not marked.
   EXPECT_EQ(simulate::read_recorded_space(write_file("finished.json", finished)).format(), "Kernel Tuner cache 1.0.0");
+}
+
+TEST(RecordedFormats, MissingFileOrFolderIsSaidAsSuch) {
+  const auto missing = path_of("no_such_space.json");
+  std::filesystem::remove(missing);
+  EXPECT_EQ(read_error(missing), missing.string() + ": no such file");
+  const auto folder = path_of("a_folder");
+  std::filesystem::create_directories(folder);
+  const auto message = read_error(folder);
+  EXPECT_EQ(message.rfind(folder.string() + ": a folder, not a recorded space", 0), 0u) << message;
 }
 
 TEST(RecordedFormats, NotJsonNamesTheFileAndTheFormatsExpected) {
