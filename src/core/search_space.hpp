@@ -21,6 +21,12 @@ struct parameter {
 
 using genome = std::vector<int>;  // genome[i] indexes parameters()[i].values
 
+// How many draws of search_space::sample that find no valid point a caller looking for one
+// fresh point tolerates before it stops drawing: one failed draw is no proof that the valid
+// points are spent where they are rare (one in 540 of the gemm CUDA space: one draw of 2000
+// tries in 40 fails).
+inline constexpr int sample_misses = 16;
+
 class search_space {
  public:
   using predicate = std::function<bool(const genome&)>;

@@ -133,9 +133,12 @@ std::vector<individual> strategy::best(int k) const {
 }
 
 std::optional<genome> strategy::fresh_random(const std::set<genome>& taken, int max_tries) {
-  for (int t = 0; t < max_tries; ++t) {
+  for (int t = 0, missed = 0; t < max_tries; ++t) {
     auto g = space_.sample(rng_, max_tries);
-    if (!g) break;
+    if (!g) {  // not yet the end where valid points are rare (sample_misses)
+      if (++missed == sample_misses) break;
+      continue;
+    }
     if (!seen_.contains(*g) && !taken.contains(*g)) return g;
   }
   if (space_.cardinality() > enumeration_limit) return std::nullopt;
