@@ -4,6 +4,7 @@
 #include "util/hash.hpp"
 #include "util/install_layout.hpp"
 #include "util/toml_reader.hpp"
+#include "util/unreadable.hpp"
 
 namespace galapagos::config {
 
@@ -130,6 +131,7 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
 }  // namespace
 
 run_config load_run_config(const std::filesystem::path& file) {
+  util::require_readable_file(file, "a TOML file");
   return parse_run_config(util::read_file(file.string()), file, file.string());
 }
 

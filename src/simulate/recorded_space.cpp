@@ -4,12 +4,12 @@
 #include <cmath>
 #include <fstream>
 #include <set>
-#include <system_error>
 
 #include "simulate/space_formats.hpp"
 #include "store/results_reader.hpp"
 #include "util/error.hpp"
 #include "util/params_json.hpp"
+#include "util/unreadable.hpp"
 
 namespace galapagos::simulate {
 
@@ -101,9 +101,8 @@ recorded_space read_galapagos_results(const std::filesystem::path& file) {
 }
 
 recorded_space read_recorded_space(const std::filesystem::path& file) {
-  std::error_code ec;
+  util::require_readable_file(file, detail::recorded_space_kinds);
   std::ifstream in(file, std::ios::binary);
-  if (!in || std::filesystem::is_directory(file, ec)) throw error(file.string(), detail::unreadable(file));
   char head[8] = {};
   in.read(head, sizeof head);
   static const char hdf5[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};

@@ -11,6 +11,7 @@
 
 #include "simulate/space_formats.hpp"
 #include "util/error.hpp"
+#include "util/unreadable.hpp"
 
 namespace galapagos::simulate::detail {
 
@@ -58,19 +59,9 @@ std::string closed(std::string s) {
 
 }  // namespace
 
-std::string unreadable(const std::filesystem::path& file) {
-  const int err = errno;
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) return "no such file";
-  if (std::filesystem::is_directory(file, ec))
-    return "a folder, not a recorded space (a results file, Kernel Tuner cache or T4 file)";
-  return "cannot read it (" + std::generic_category().message(err) + ")";
-}
-
 std::string read_space_bytes(const std::filesystem::path& file) {
-  std::error_code ec;
+  util::require_readable_file(file, recorded_space_kinds);
   std::ifstream in(file, std::ios::binary);
-  if (!in || std::filesystem::is_directory(file, ec)) throw error(file.string(), unreadable(file));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b)
     return gunzip(bytes, file.string());

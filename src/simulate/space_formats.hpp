@@ -12,8 +12,8 @@
 
 namespace galapagos::simulate::detail {
 
-// Why `file` cannot be opened, for an error message: no such file, a folder, or the system's reason.
-std::string unreadable(const std::filesystem::path& file);
+// What a recorded space may be, for the error that a path is none (util::unreadable).
+inline const std::string recorded_space_kinds = "a recorded space (a results file, Kernel Tuner cache or T4 file)";
 // The file's bytes, decompressed when they begin with gzip's magic number. Throws
 // galapagos::error naming the file when it cannot be opened or its gzip stream is damaged.
 std::string read_space_bytes(const std::filesystem::path& file);

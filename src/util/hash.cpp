@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "util/error.hpp"
+#include "util/unreadable.hpp"
 
 namespace galapagos::util {
 
@@ -59,8 +60,8 @@ std::string sha256::hex() const {
 }
 
 std::string read_file(const std::string& path) {
+  require_readable_file(path, "a file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(path, "cannot open file");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

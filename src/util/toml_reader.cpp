@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "util/error.hpp"
+#include "util/unreadable.hpp"
 
 namespace galapagos::util {
 
@@ -43,8 +44,8 @@ toml::table parse_toml_text(const std::string& text, const std::string& origin) 
 }
 
 toml::table parse_toml_file(const std::filesystem::path& file) {
+  require_readable_file(file, "a TOML file");
   std::ifstream in(file);
-  if (!in) throw error(file.string(), "cannot open file");
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_toml_text(ss.str(), file.string());

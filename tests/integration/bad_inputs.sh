@@ -36,7 +36,9 @@ config() {  # config NAME BODY: writes a config file that uses the test families
 }
 kernels="kernel_paths = [\"$src/tests/data/kernels\"]"
 
-expect missing_config "nonexistent\.toml: cannot open file" "$work/nonexistent.toml"
+expect missing_config "nonexistent\.toml: no such file" "$work/nonexistent.toml"
+mkdir -p "$work/folder.toml"
+expect folder_config "folder\.toml: a folder, not a TOML file" "$work/folder.toml"
 expect malformed_toml "malformed\.toml: .*line" "$(config malformed '[run
 family = "stencil3d7"')"
 expect unknown_key "typo\.toml: key 'search.buget': unknown key" "$(config typo '[run]
