@@ -7,7 +7,6 @@
 // (they must: the tables change how fast a verdict comes, not what it is).
 // Built with the tests (build/bin/bench_strategy_proposals); docs/BENCHMARKS.md.
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -23,18 +22,7 @@ namespace {
 
 // What family::space asked before the tables: every expression, every time.
 gc::search_space evaluated_every_time(const gf::backend_spec& b) {
-  return gc::search_space(b.params, [&b](const gc::genome& g) {
-    std::vector<double> v(g.size());
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      const auto& text = b.params[i].values[static_cast<std::size_t>(g[i])];
-      char* end = nullptr;
-      v[i] = std::strtod(text.c_str(), &end);
-      if (end == text.c_str() || *end != '\0') v[i] = std::nan("");
-    }
-    for (const auto& c : b.constraints)
-      if (c->evaluate(v) == 0.0) return false;
-    return true;
-  });
+  return gc::search_space(b.params, [&b](const gc::genome& g) { return gf::satisfies_constraints(b, g); });
 }
 
 struct outcome {

@@ -4,7 +4,6 @@
 #include "util/hash.hpp"
 #include "util/install_layout.hpp"
 #include "util/toml_reader.hpp"
-#include "util/unreadable.hpp"
 
 namespace galapagos::config {
 
@@ -131,8 +130,7 @@ void read_llm(const toml_section& l, propose::llm_settings& s, const std::filesy
 }  // namespace
 
 run_config load_run_config(const std::filesystem::path& file) {
-  util::require_readable_file(file, "a TOML file");
-  return parse_run_config(util::read_file(file.string()), file, file.string());
+  return parse_run_config(util::read_file(file.string(), "a TOML file"), file, file.string());
 }
 
 run_config parse_run_config(const std::string& text, const std::filesystem::path& file, const std::string& origin) {

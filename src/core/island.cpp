@@ -21,15 +21,8 @@ bool is_fresh(const point& p, const std::set<point>& seen, const std::set<point>
 // A random point of the template's space (variant 0) that is neither seen nor taken.
 std::optional<point> fresh_sample(const search_space& space, rng& r, int max_tries, const std::set<point>& seen,
                                   const std::set<point>& taken) {
-  for (int t = 0, missed = 0; t < max_tries; ++t) {
-    auto g = space.sample(r, max_tries);
-    if (!g) {  // not yet the end where valid points are rare (sample_misses)
-      if (++missed == sample_misses) break;
-      continue;
-    }
-    point p{0, std::move(*g)};
-    if (is_fresh(p, seen, taken)) return p;
-  }
+  if (auto g = space.sample_fresh(r, max_tries, [&](const genome& x) { return is_fresh(point{0, x}, seen, taken); }))
+    return point{0, std::move(*g)};
   std::optional<point> found;
   if (space.cardinality() <= enumeration_limit) {
     space.enumerate([&](const genome& g) {

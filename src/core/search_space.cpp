@@ -123,6 +123,19 @@ std::optional<genome> search_space::sample(rng& r, int max_tries) const {
   return std::nullopt;
 }
 
+std::optional<genome> search_space::sample_fresh(rng& r, int max_tries, const std::function<bool(const genome&)>& fresh) const {
+  constexpr int misses_allowed = 16;
+  for (int t = 0, missed = 0; t < max_tries; ++t) {
+    auto g = sample(r, max_tries);
+    if (!g) {
+      if (++missed == misses_allowed) break;
+      continue;
+    }
+    if (fresh(*g)) return g;
+  }
+  return std::nullopt;
+}
+
 std::uint64_t search_space::count_valid(std::uint64_t limit) const {
   std::uint64_t count = 0;
   if (limit == 0) return 0;

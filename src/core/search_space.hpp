@@ -21,12 +21,6 @@ struct parameter {
 
 using genome = std::vector<int>;  // genome[i] indexes parameters()[i].values
 
-// How many draws of search_space::sample that find no valid point a caller looking for one
-// fresh point tolerates before it stops drawing: one failed draw is no proof that the valid
-// points are spent where they are rare (one in 540 of the gemm CUDA space: one draw of 2000
-// tries in 40 fails).
-inline constexpr int sample_misses = 16;
-
 class search_space {
  public:
   using predicate = std::function<bool(const genome&)>;
@@ -40,6 +34,10 @@ class search_space {
   bool is_valid(const genome& g) const;                       // in range and satisfies the predicate
   double cardinality() const;                                 // product of value counts (may be huge)
   std::optional<genome> sample(rng& r, int max_tries) const;  // uniform over valid points (rejection)
+  // The first of up to max_tries samples for which `fresh` holds; a sample that finds no valid
+  // point in max_tries is not the end where valid points are rare (one in 540 of the gemm CUDA
+  // space: one such sample in 40 fails): up to 16 of them are drawn again.
+  std::optional<genome> sample_fresh(rng& r, int max_tries, const std::function<bool(const genome&)>& fresh) const;
   // Counts valid points by enumeration, stopping at `limit` (returns limit when reached).
   std::uint64_t count_valid(std::uint64_t limit) const;
   // Calls f on every valid genome in lexicographic order until f returns false.

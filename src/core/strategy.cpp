@@ -133,14 +133,8 @@ std::vector<individual> strategy::best(int k) const {
 }
 
 std::optional<genome> strategy::fresh_random(const std::set<genome>& taken, int max_tries) {
-  for (int t = 0, missed = 0; t < max_tries; ++t) {
-    auto g = space_.sample(rng_, max_tries);
-    if (!g) {  // not yet the end where valid points are rare (sample_misses)
-      if (++missed == sample_misses) break;
-      continue;
-    }
-    if (!seen_.contains(*g) && !taken.contains(*g)) return g;
-  }
+  if (auto g = space_.sample_fresh(rng_, max_tries, [&](const genome& x) { return !seen_.contains(x) && !taken.contains(x); }))
+    return g;
   if (space_.cardinality() > enumeration_limit) return std::nullopt;
   std::vector<genome> left;
   space_.enumerate([&](const genome& g) {

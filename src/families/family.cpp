@@ -330,12 +330,7 @@ class constraint_check {
     numbers_.reserve(params.size());
     for (const auto& p : params) {
       std::vector<double> v;
-      for (const auto& text : p.values) {
-        // Textual values read as NaN, which fails any comparison.
-        char* end = nullptr;
-        const double x = std::strtod(text.c_str(), &end);
-        v.push_back(end == text.c_str() || *end != '\0' ? std::nan("") : x);
-      }
+      for (const auto& text : p.values) v.push_back(parameter_number(text));
       numbers_.push_back(std::move(v));
     }
     for (const auto& c : constraints) {
@@ -393,10 +388,22 @@ class constraint_check {
 
 }  // namespace
 
+double parameter_number(const std::string& text) {
+  char* end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  return end == text.c_str() || *end != '\0' ? std::nan("") : x;
+}
+
+bool satisfies_constraints(const backend_spec& b, const core::genome& g) {
+  std::vector<double> v(g.size());
+  for (std::size_t i = 0; i < g.size(); ++i) v[i] = parameter_number(b.params[i].values[static_cast<std::size_t>(g[i])]);
+  for (const auto& c : b.constraints)
+    if (c->evaluate(v) == 0.0) return false;
+  return true;
+}
+
 core::search_space family::space(const std::string& backend_name) const {
   const auto& b = backend(backend_name);
-  // Constraints see every parameter as a number; textual values read as NaN, which fails any
-  // comparison, so constraints should only name numeric parameters.
   auto check = std::make_shared<constraint_check>(b.params, b.constraints);
   return core::search_space(b.params, [check](const core::genome& g) { return (*check)(g); });
 }

@@ -82,9 +82,17 @@ class family {
   double bytes(const sizes& s) const;
   double flops(const sizes& s) const;
   std::string describe_size(const sizes& s) const;  // "nx=320 ny=240 nz=200"
-  // The backend's parameter space with its constraints as the validity predicate.
+  // The backend's parameter space with its constraints as the validity predicate (each
+  // constraint's verdicts kept per combination of the parameters it names).
   core::search_space space(const std::string& backend_name) const;
 };
+
+// A parameter value as constraints see it: its number, NaN for a textual value (which fails any
+// comparison, so constraints should only name numeric parameters).
+double parameter_number(const std::string& text);
+// Whether g satisfies every constraint of b, each expression evaluated at g and nothing kept:
+// what family::space's predicate must answer (its tests and bench/strategy_proposals.cpp).
+bool satisfies_constraints(const backend_spec& b, const core::genome& g);
 
 // Reads and validates one family.toml. Throws galapagos::error naming the file and the problem.
 family load_family_file(const std::filesystem::path& toml_file);

@@ -101,8 +101,7 @@ recorded_space read_galapagos_results(const std::filesystem::path& file) {
 }
 
 recorded_space read_recorded_space(const std::filesystem::path& file) {
-  util::require_readable_file(file, detail::recorded_space_kinds);
-  std::ifstream in(file, std::ios::binary);
+  std::ifstream in = util::open_for_reading(file, detail::recorded_space_kinds);
   char head[8] = {};
   in.read(head, sizeof head);
   static const char hdf5[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};

@@ -3,11 +3,9 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <system_error>
 
 #include "simulate/space_formats.hpp"
 #include "util/error.hpp"
@@ -60,8 +58,7 @@ std::string closed(std::string s) {
 }  // namespace
 
 std::string read_space_bytes(const std::filesystem::path& file) {
-  util::require_readable_file(file, recorded_space_kinds);
-  std::ifstream in(file, std::ios::binary);
+  std::ifstream in = util::open_for_reading(file, recorded_space_kinds);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b)
     return gunzip(bytes, file.string());
@@ -94,8 +91,7 @@ json_document parse_space_json(const std::string& text, const std::string& file)
       for (int tries = 0; tries < 16 && brace > 0; ++tries) {
         brace = t.find_last_of('}', brace - 1);
         if (brace == std::string::npos) break;
-        const std::string head = t.substr(0, brace + 1);
-        if (auto doc = json::parse(closed(head + ","), nullptr, false); !doc.is_discarded()) {
+        if (auto doc = json::parse(closed(t.substr(0, brace + 1)), nullptr, false); !doc.is_discarded()) {
           out.doc = std::move(doc);
           return out;
         }

@@ -12,7 +12,7 @@
 
 namespace galapagos::simulate::detail {
 
-// What a recorded space may be, for the error that a path is none (util::unreadable).
+// What a recorded space may be, for the error that a path is none (util::open_for_reading).
 inline const std::string recorded_space_kinds = "a recorded space (a results file, Kernel Tuner cache or T4 file)";
 // The file's bytes, decompressed when they begin with gzip's magic number. Throws
 // galapagos::error naming the file when it cannot be opened or its gzip stream is damaged.

@@ -59,9 +59,8 @@ std::string sha256::hex() const {
   return out;
 }
 
-std::string read_file(const std::string& path) {
-  require_readable_file(path, "a file");
-  std::ifstream in(path, std::ios::binary);
+std::string read_file(const std::string& path, const std::string& what) {
+  std::ifstream in = open_for_reading(path, what);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

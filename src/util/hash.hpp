@@ -45,6 +45,8 @@ class sha256 {
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   return x ^ (x >> 31);
 }
-std::string read_file(const std::string& path);  // throws galapagos::error naming the file
+// The file's bytes; `what` names the kind of file expected, for the error when it is a folder.
+// Throws galapagos::error naming the file (util::open_for_reading).
+std::string read_file(const std::string& path, const std::string& what = "a file");
 
 }  // namespace galapagos::util

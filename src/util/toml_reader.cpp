@@ -44,8 +44,7 @@ toml::table parse_toml_text(const std::string& text, const std::string& origin) 
 }
 
 toml::table parse_toml_file(const std::filesystem::path& file) {
-  require_readable_file(file, "a TOML file");
-  std::ifstream in(file);
+  std::ifstream in = open_for_reading(file, "a TOML file");
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_toml_text(ss.str(), file.string());

@@ -1,16 +1,14 @@
-// Why a file the user named cannot be read, for the one-line error that names it.
+// Opening a file the user named, with the one-line error that names it when it cannot be read.
 #pragma once
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace galapagos::util {
 
-// "no such file", "a folder, not <what>", or "cannot read it (<the system's reason>)". Call it
-// right after the failed open: the system's reason is errno's.
-std::string unreadable(const std::filesystem::path& file, const std::string& what);
-
-// Throws galapagos::error "<file>: <unreadable>" when `file` is missing, a folder or unreadable.
-void require_readable_file(const std::filesystem::path& file, const std::string& what);
+// The file opened for reading (binary). Throws galapagos::error "<file>: no such file", "<file>: a
+// folder, not <what>" or "<file>: cannot read it (<the system's reason>)".
+std::ifstream open_for_reading(const std::filesystem::path& file, const std::string& what);
 
 }  // namespace galapagos::util
