@@ -52,6 +52,37 @@ struct worker {
   // Per input set: the arena's bytes of each argument, and the arguments as staged on the device.
   std::array<std::vector<be::arena_arg>, protocol::max_sets> host_args;
   std::array<std::vector<glp_arg>, protocol::max_sets> staged;
+  // Per input set: the arguments it takes from set 0 (protocol::request::from_first).
+  std::array<std::uint32_t, protocol::max_sets> from_first{};
+
+  // The bits of q.from_first that may be honoured: set 0 staged an argument of the same count and
+  // type at that position.
+  std::uint32_t shareable(const protocol::request& q) const {
+    if (q.set <= 0) return 0;
+    const auto& first = host_args[0];
+    const auto& args = host_args[static_cast<std::size_t>(q.set)];
+    std::uint32_t bits = 0;
+    for (std::size_t i = 0; i < args.size() && i < first.size() && i < staged[0].size(); ++i)
+      if ((q.from_first >> i & 1u) && args[i].count == first[i].count && args[i].dtype == first[i].dtype &&
+          args[i].intent == GLP_IN && first[i].intent == GLP_IN)
+        bits |= 1u << i;
+    return bits;
+  }
+
+  // Set `set`'s arguments back into the arena, but for those it took from set 0 (set 0's own
+  // collection brings them back).
+  void collect(int set) {
+    const auto k = static_cast<std::size_t>(set);
+    if (from_first[k] == 0) return dev.collect(host_args[k], staged[k]);
+    std::vector<be::arena_arg> args;
+    std::vector<glp_arg> own;
+    for (std::size_t i = 0; i < host_args[k].size() && i < staged[k].size(); ++i)
+      if (!(from_first[k] >> i & 1u)) {
+        args.push_back(host_args[k][i]);
+        own.push_back(staged[k][i]);
+      }
+    dev.collect(args, own);
+  }
 
   void send(protocol::reply& r) {
     r.magic_value = protocol::magic;
@@ -160,10 +191,13 @@ struct worker {
         load(q, r);
         break;
       case protocol::request_kind::stage:
-        if (!read_args(q))
+        if (!read_args(q)) {
           r.status = protocol::reply_status::bad_request;
-        else
-          staged[static_cast<std::size_t>(q.set)] = dev.stage(host_args[static_cast<std::size_t>(q.set)], q.set);
+        } else {
+          const auto k = static_cast<std::size_t>(q.set);
+          from_first[k] = shareable(q);
+          staged[k] = dev.stage(host_args[k], q.set, from_first[k]);
+        }
         break;
       case protocol::request_kind::run:
         run(q, r);
@@ -172,7 +206,7 @@ struct worker {
         if (!valid_set(q))
           r.status = protocol::reply_status::bad_request;
         else
-          dev.collect(host_args[static_cast<std::size_t>(q.set)], staged[static_cast<std::size_t>(q.set)]);
+          collect(q.set);
         break;
       case protocol::request_kind::flush:
         dev.flush();
@@ -182,6 +216,7 @@ struct worker {
         r.ceilings[0] = c.bandwidth_gbs;
         r.ceilings[1] = c.peak_gflops;
         r.ceilings[2] = c.peak_gflops_f32;
+        r.free_memory_bytes = c.free_memory_bytes;
         std::snprintf(r.message, sizeof r.message, "%s", c.pci_bus_id.c_str());
         break;
       }

@@ -56,6 +56,7 @@ typedef cudaEvent_t hipEvent_t;
 #define hipMemcpy cudaMemcpy
 #define hipMemcpyAsync cudaMemcpyAsync
 #define hipMemsetAsync cudaMemsetAsync
+#define hipMemGetInfo cudaMemGetInfo
 
 /* ---- devices and streams -------------------------------------------------------------------- */
 #define hipGetDevice cudaGetDevice

@@ -40,15 +40,17 @@ struct no_gpu : std::runtime_error {
 
 struct device_ceilings {
   double bandwidth_gbs = 0, peak_gflops = 0, peak_gflops_f32 = 0;
-  std::string pci_bus_id;  // GPUs: how the orchestrator finds the same device through NVML or ROCm SMI
+  std::size_t free_memory_bytes = 0;  // GPUs: device memory free after the probe (0: unknown)
+  std::string pci_bus_id;             // GPUs: how the orchestrator finds the same device through NVML or ROCm SMI
 };
 
 class device {
  public:
   virtual ~device() = default;
   // The arguments of input set `set` (0 .. protocol::max_sets-1) as the entry point will see them:
-  // each set has device memory of its own.
-  virtual std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int set) = 0;
+  // each set has device memory of its own, except the arguments of bit i of `from_first` (set > 0
+  // only; the caller checked that set 0 holds the same bytes): those are set 0's as staged.
+  virtual std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int set, std::uint32_t from_first = 0) = 0;
   // Calls fn(sets[k], sizes, stream) for every set in turn, `repeat` times over, back to back, and
   // returns their time in seconds; rc is the first non-zero return value (the calls stop there),
   // else 0.

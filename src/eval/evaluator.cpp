@@ -192,6 +192,7 @@ void evaluator::probe_device() {
   ceilings_.bandwidth_gbs = r.reply.ceilings[0];
   ceilings_.peak_gflops = r.reply.ceilings[1];
   ceilings_.peak_gflops_f32 = r.reply.ceilings[2];
+  device_free_bytes_ = r.reply.free_memory_bytes;
   ceilings_.bandwidth_source = "device copy probe";
   ceilings_.peak_source = "device BLAS float64 probe";
   ceilings_.peak_f32_source = "device BLAS float32 probe";

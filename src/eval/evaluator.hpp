@@ -232,6 +232,7 @@ class evaluator final : public measurer {
                 double* worker_s = nullptr);
   // The problems a timed run on p calls the candidate on: p alone, or with a timing batch's sets.
   std::vector<problem*> timing_sets_for(session& s, problem& p, std::uint64_t run_seed);
+  double timing_batch_bytes() const;
   bool calibrate(session& s, measurement& m);
   bool leaked_threads(session& s, measurement& m);
   bool too_fast(session& s, std::span<problem* const> sets, double figure, double claimed, const candidate_source& c,
@@ -256,6 +257,7 @@ class evaluator final : public measurer {
   builder builder_;
   toolchain toolchain_;
   int device_index_ = 0;
+  std::size_t device_free_bytes_ = 0;  // GPUs: free device memory at the probe (0: unknown)
   families::sizes fitness_;
   std::unique_ptr<arena> arena_;
   std::unique_ptr<arena> flush_memory_;  // the CPU workers' flush buffer (worker_options::flush_fd)

@@ -154,6 +154,7 @@ bool evaluator::run_sets(session& s, std::span<problem* const> sets, measurement
     for (std::size_t k = 0; k < sets.size(); ++k) {
       protocol::request staged = k == 0 ? q : sets[k]->run_request();
       staged.set = static_cast<std::int32_t>(k);
+      if (k > 0) staged.from_first = sets[k]->instance_inputs();
       if (!request(s, protocol::request_kind::stage, &staged, m)) return false;
     }
     if (s.set_up[&p] != p.instance()) {
@@ -244,24 +245,38 @@ bool evaluator::accept(session& s, measurement& m) {
   return true;
 }
 
+// What the input sets of one timed run may take. Each set is held twice on the host (its arena
+// region and the orchestrator's private copy) and once on the device, and goes to the device and
+// back on every run: a quarter of the device's free memory at the probe, and a sixteenth of what
+// this process may still allocate on the host shared among the node's islands, at most 16 GiB;
+// 4 GiB where the device did not tell its free memory.
+double evaluator::timing_batch_bytes() const {
+  constexpr double gib = 1ull << 30;
+  if (device_free_bytes_ == 0) return 4 * gib;
+  double bytes = std::min(16 * gib, 0.25 * static_cast<double>(device_free_bytes_));
+  if (const std::size_t host = available_memory_bytes(); host > 0)
+    bytes = std::min(bytes, static_cast<double>(host) / (16.0 * local_process_count(toolchain_.gpu_count)));
+  return bytes;
+}
+
 // The input sets of a timed run on p. A run on fresh inputs of the timing problem is a batch of
 // timing_sets() sets when there are several; the further sets copy the timing problem's instance
 // (its generated structure, which glp_setup prepared) and get values of their own from the secret
 // stream. The number of sets is chosen once, at the first timed run, so that every figure of a
 // search is taken the same way: as many as keep the round trip the empty run calibrated within 2%
 // of the floor (an upper bound on what any candidate, however fast, loses to it), and no more
-// than 4 GiB of sets per run (each is copied to the device and back, and checked, every run).
+// sets than the memory for them (batch_bytes).
 std::vector<problem*> evaluator::timing_sets_for(session& s, problem& p, std::uint64_t run_seed) {
-  constexpr double batch_bytes = 4.0 * (1ull << 30);
   if (&p != timing_problem_.get() || run_seed == 0 || batch_problems_.empty()) return {&p};
   if (batch_ == 0) {
+    const double batch_bytes = timing_batch_bytes();
     const double floor = floor_s(fitness_), round_trip = s.empty_run_s + s.busy_excess_s;
     double wanted = floor > 0 ? std::ceil(round_trip / (0.02 * floor)) : arena::max_regions;
     // Every set goes to the device and back on every run: at most batch_bytes of them per run.
     wanted = std::min(wanted, std::floor(batch_bytes / static_cast<double>(arena_->region_bytes())));
     batch_ = static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(batch_problems_.size() + 1)));
-    report::detail("timing: %d input sets per timed run (round trip %.1f us, floor %.1f us)", batch_, 1e6 * round_trip,
-                   1e6 * floor);
+    report::detail("timing: %d input sets per timed run (round trip %.1f us, floor %.1f us, %.2f GB a set, %.1f GB allowed)",
+                   batch_, 1e6 * round_trip, 1e6 * floor, 1e-9 * static_cast<double>(arena_->region_bytes()), 1e-9 * batch_bytes);
   }
   std::vector<problem*> sets{&p};
   if (batch_instance_ != p.instance()) {

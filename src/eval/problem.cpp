@@ -666,6 +666,13 @@ double problem::max_relative_difference() const {
   return worst;
 }
 
+std::uint32_t problem::instance_inputs() const {
+  std::uint32_t bits = 0;
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].spec->generated && slots_[i].spec->direction == families::intent::in) bits |= 1u << i;
+  return bits;
+}
+
 protocol::request problem::run_request() {
   for (auto& sl : slots_) sl.in_arena = false;
   protocol::request q{};

@@ -109,6 +109,9 @@ class problem {
   // The request that runs the candidate on the arena. From here on nothing in the arena is
   // believed until verify() compared it again.
   protocol::request run_request();
+  // Bit i for every generated input: what the further sets of a timing batch share with the
+  // first (copy_instance), so that they can use its device copy (protocol::request::from_first).
+  std::uint32_t instance_inputs() const;
   const families::sizes& size() const { return sizes_; }
   std::string describe() const;                         // the spec and/or the symbol values
   std::uint64_t instance() const { return instance_; }  // changes at every fill()

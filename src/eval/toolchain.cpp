@@ -40,6 +40,12 @@ int local_device_index(int gpu_count) {
   return 0;
 }
 
+int local_process_count(int gpu_count) {
+  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
+    if (const char* v = std::getenv(var); v && std::atoi(v) > 0) return std::atoi(v);
+  return std::max(gpu_count, 1);
+}
+
 gpu_info amd_gpus(const std::filesystem::path& topology) {
   const auto kfd = backends::read_kfd_topology(topology);
   gpu_info g;

@@ -38,5 +38,8 @@ gpu_info node_gpus();
 std::string nvidia_driver_version();
 // The GPU this rank uses: its node-local rank (Open MPI, Slurm, MPICH) modulo the GPU count.
 int local_device_index(int gpu_count);
+// How many processes of this job share the node, as the launcher tells (Open MPI, MPICH, Slurm
+// with --ntasks-per-node); otherwise one per GPU (one island per GPU), at least 1.
+int local_process_count(int gpu_count);
 
 }  // namespace galapagos::eval

@@ -63,6 +63,10 @@ struct request {
   // stage, collect: which input set (0 .. max_sets-1). run: how many sets, called in turn
   // 0, 1, ..., set-1 between the device's events (0 or 1: set 0 alone).
   std::int32_t set;
+  // stage, set > 0: bit i set when argument i is an input of the problem instance that set 0
+  // holds too (the same bytes: a generated matrix): the set uses set 0's device copy, so that a
+  // glp_setup made for set 0's arguments serves every set of the batch.
+  std::uint32_t from_first;
   std::int32_t nargs;
   std::int32_t nsizes;
   arg_slot args[max_args];
@@ -88,8 +92,9 @@ struct reply {
   // run: the worker's clock around the entry point (all repeats). On GPUs its device events; never
   // believed beyond the orchestrator's own clock (docs/threat-model.md).
   double time_s;
-  double setup_time_s;  // run: around glp_setup, when it was called
-  double ceilings[3];   // probe: bandwidth GB/s, float64 and float32 GFLOP/s
+  double setup_time_s;              // run: around glp_setup, when it was called
+  double ceilings[3];               // probe: bandwidth GB/s, float64 and float32 GFLOP/s
+  std::uint64_t free_memory_bytes;  // probe: the device's free memory (0: unknown)
   char message[message_bytes];
 };
 

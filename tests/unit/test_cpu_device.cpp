@@ -81,6 +81,27 @@ TEST(CpuDevice, FlushTouchesEveryPageOfEveryStagedArgumentOfEverySet) {
   for (std::size_t i = 0; i < 24; ++i) EXPECT_TRUE(r1[i]) << "set 1, page " << i;
 }
 
+// A timing batch's further sets take the problem instance's generated inputs (a matrix) from set
+// 0, so that a candidate's glp_setup for set 0's arguments serves every call of the batch; every
+// other argument stays the set's own.
+TEST(CpuDevice, FurtherSetsTakeTheArgumentsTheyAreToldFromSetZero) {
+  std::vector<double> a0(64), x0(8), a1(64), x1(8), y1(8);
+  const auto arg = [](std::vector<double>& v, int intent) {
+    return be::arena_arg{reinterpret_cast<std::byte*>(v.data()), static_cast<std::int64_t>(v.size()), GLP_FLOAT64, intent};
+  };
+  auto dev = be::make_cpu_device(2, 1 << 20);
+  const auto s0 = dev->stage({arg(a0, GLP_IN), arg(x0, GLP_IN)}, 0);
+  const auto s1 = dev->stage({arg(a1, GLP_IN), arg(x1, GLP_IN), arg(y1, GLP_OUT)}, 1, 0b001);
+  ASSERT_EQ(s1.size(), 3u);
+  EXPECT_EQ(s1[0].data, s0[0].data) << "the matrix is set 0's";
+  EXPECT_EQ(s1[1].data, static_cast<void*>(x1.data())) << "x is the set's own";
+  EXPECT_EQ(s1[2].data, static_cast<void*>(y1.data()));
+  const auto own = dev->stage({arg(a1, GLP_IN), arg(x1, GLP_IN)}, 1);
+  EXPECT_EQ(own[0].data, static_cast<void*>(a1.data())) << "without the bit, the set's own bytes";
+  const auto first = dev->stage({arg(a0, GLP_IN), arg(x0, GLP_IN)}, 0, 0b011);
+  EXPECT_EQ(first[1].data, static_cast<void*>(x0.data())) << "set 0 has no first set to take from";
+}
+
 TEST(CpuDevice, FlushTouchesOnlyWhatWasStagedAndLeavesItsBytesAlone) {
   memfd_pages arena(64);
   ASSERT_NE(arena.data(), nullptr);

@@ -115,6 +115,11 @@ TEST(GpuBackends, OnAGpuBytesGoUpAndBackAndCallsAreTimed) {
         {reinterpret_cast<std::byte*>(out.data()), static_cast<std::int64_t>(out.size()), GLP_FLOAT64, 0}};
     dev->collect(down, staged);
     EXPECT_EQ(std::memcmp(in.data(), out.data(), in.size() * sizeof(double)), 0);
+    // A further set told to take argument 0 from set 0 gets set 0's device copy; argument 1 its own.
+    const auto further = dev->stage({up[0], down[0]}, 1, 0b01);
+    ASSERT_EQ(further.size(), 2u);
+    EXPECT_EQ(further[0].data, staged[0].data);
+    EXPECT_NE(further[1].data, staged[0].data);
 
     const std::vector<std::vector<glp_arg>> sets = {staged};
     int rc = -1;

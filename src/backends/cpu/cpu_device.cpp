@@ -93,9 +93,13 @@ class host_device final : public device {
     for (std::size_t i = 0; i < flush_.size(); ++i) flush_[i] = 1.0;
   }
 
-  std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int set) override {
+  std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int set, std::uint32_t from_first) override {
     std::vector<glp_arg> out;
-    for (const auto& a : args) out.push_back(glp_arg{a.host, a.count, a.dtype, a.intent});
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const auto& a = args[i];
+      const bool first = set > 0 && (from_first >> i & 1u) && !staged_.empty() && i < staged_[0].size();
+      out.push_back(glp_arg{first ? staged_[0][i].data : a.host, a.count, a.dtype, a.intent});
+    }
     if (set >= 0) {
       if (staged_.size() <= static_cast<std::size_t>(set)) staged_.resize(static_cast<std::size_t>(set) + 1);
       staged_[static_cast<std::size_t>(set)] = out;

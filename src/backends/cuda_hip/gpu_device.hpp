@@ -64,12 +64,16 @@ class gpu_device final : public device {
     (void)GLP_RT(StreamDestroy)(stream_);
   }
 
-  std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int set) override {
+  std::vector<glp_arg> stage(const std::vector<arena_arg>& args, int set, std::uint32_t from_first) override {
     auto& bufs = sets_[static_cast<std::size_t>(set)];
     bufs.resize(std::max(bufs.size(), args.size()));
     std::vector<glp_arg> out;
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::size_t bytes = static_cast<std::size_t>(args[i].count) * dtype_bytes(args[i].dtype);
+      if (set > 0 && (from_first >> i & 1u) && i < sets_[0].size() && sets_[0][i].capacity >= bytes) {
+        out.push_back(glp_arg{sets_[0][i].data, args[i].count, args[i].dtype, args[i].intent});
+        continue;
+      }
       if (bytes > bufs[i].capacity) {
         (void)GLP_RT(Free)(bufs[i].data);
         bufs[i] = {};
@@ -134,6 +138,8 @@ class gpu_device final : public device {
     c.peak_gflops_f32 = hooks::template blas_gflops<float>(*this, a, b);
     (void)GLP_RT(Free)(a);
     (void)GLP_RT(Free)(b);
+    std::size_t free = 0, total = 0;
+    if (GLP_RT(MemGetInfo)(&free, &total) == GLP_RT(Success)) c.free_memory_bytes = free;
     char bus[32] = {};
     check(GLP_RT(DeviceGetPCIBusId)(bus, sizeof bus, index_), "DeviceGetPCIBusId");
     c.pci_bus_id = bus;
