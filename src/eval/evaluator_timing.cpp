@@ -246,10 +246,11 @@ bool evaluator::accept(session& s, measurement& m) {
 }
 
 // What the input sets of one timed run may take. Each set is held twice on the host (its arena
-// region and the orchestrator's private copy) and once on the device, and goes to the device and
-// back on every run: a quarter of the device's free memory at the probe, and a sixteenth of what
-// this process may still allocate on the host shared among the node's islands, at most 16 GiB;
-// 4 GiB where the device did not tell its free memory.
+// region and the orchestrator's private copy) and once on the device (the instance's generated
+// inputs once for all sets: the further sets use the first set's), and what is not generated goes
+// to the device and back on every run: a quarter of the device's free memory at the probe, and a
+// sixteenth of what this process may still allocate on the host shared among the node's islands,
+// at most 16 GiB; 4 GiB where the device did not tell its free memory.
 double evaluator::timing_batch_bytes() const {
   constexpr double gib = 1ull << 30;
   if (device_free_bytes_ == 0) return 4 * gib;
@@ -265,14 +266,14 @@ double evaluator::timing_batch_bytes() const {
 // stream. The number of sets is chosen once, at the first timed run, so that every figure of a
 // search is taken the same way: as many as keep the round trip the empty run calibrated within 2%
 // of the floor (an upper bound on what any candidate, however fast, loses to it), and no more
-// sets than the memory for them (batch_bytes).
+// sets than the memory for them (timing_batch_bytes).
 std::vector<problem*> evaluator::timing_sets_for(session& s, problem& p, std::uint64_t run_seed) {
   if (&p != timing_problem_.get() || run_seed == 0 || batch_problems_.empty()) return {&p};
   if (batch_ == 0) {
     const double batch_bytes = timing_batch_bytes();
     const double floor = floor_s(fitness_), round_trip = s.empty_run_s + s.busy_excess_s;
     double wanted = floor > 0 ? std::ceil(round_trip / (0.02 * floor)) : arena::max_regions;
-    // Every set goes to the device and back on every run: at most batch_bytes of them per run.
+    // Every set is held on the host and the device: at most batch_bytes of them per run.
     wanted = std::min(wanted, std::floor(batch_bytes / static_cast<double>(arena_->region_bytes())));
     batch_ = static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(batch_problems_.size() + 1)));
     report::detail("timing: %d input sets per timed run (round trip %.1f us, floor %.1f us, %.2f GB a set, %.1f GB allowed)",
