@@ -41,6 +41,8 @@ int forest::grow(tree& t, std::vector<int>& rows, const std::vector<genome>& x, 
 
   // Best split: the largest sum_left^2/n_left + sum_right^2/n_right (the smallest squared error),
   // from per-value sums (value indexes are small), so a node costs O(rows + values) per parameter.
+  // Of every threshold of each tried parameter, or of one random threshold per parameter between
+  // the smallest and the largest value the node's rows hold (random_thresholds).
   double best_gain = sum * sum / n + 1e-12 * std::abs(sum);
   int best_feature = -1, best_threshold = 0;
   for (int k = 0; k < tried; ++k) {
@@ -48,18 +50,24 @@ int forest::grow(tree& t, std::vector<int>& rows, const std::vector<genome>& x, 
     const auto levels = static_cast<std::size_t>(levels_[static_cast<std::size_t>(f)]);
     counts_.assign(levels, 0);
     sums_.assign(levels, 0.0);
+    std::size_t lowest = levels, highest = 0;
     for (const int row : rows) {
       const auto v = static_cast<std::size_t>(x[static_cast<std::size_t>(row)][static_cast<std::size_t>(f)]);
       ++counts_[v];
       sums_[v] += y[static_cast<std::size_t>(row)];
+      lowest = std::min(lowest, v);
+      highest = std::max(highest, v);
     }
+    if (lowest >= highest) continue;                 // one value here: nothing to split
+    std::size_t first = lowest, last = highest - 1;  // thresholds: left holds values <= threshold
+    if (settings_.random_thresholds)
+      first = last = lowest + static_cast<std::size_t>(r.below(static_cast<int>(highest - lowest)));
     double left = 0, nl = 0;
-    for (std::size_t v = 0; v + 1 < levels; ++v) {
-      if (!counts_[v]) continue;
+    for (std::size_t v = lowest; v <= last; ++v) {
       left += sums_[v];
       nl += counts_[v];
+      if (v < first || (!counts_[v] && v != last)) continue;
       const double nr = n - nl;
-      if (nr <= 0) break;
       const double gain = left * left / nl + (sum - left) * (sum - left) / nr;
       if (gain > best_gain) {
         best_gain = gain;

@@ -1,8 +1,10 @@
 // A random forest of regression trees over genomes: the surrogate model of the `forest`
 // strategy. Each tree is grown on a bootstrap sample of the evaluated points; a split sends a
 // genome left when its value index for one parameter is at most a threshold (parameter values
-// are ordered, so thresholds are ranges of values). The spread of the trees' predictions stands
-// in for the model's uncertainty. Small on purpose: a few hundred points, a few dozen trees.
+// are ordered, so thresholds are ranges of values). By default the thresholds are drawn at random
+// (extremely randomised trees): the split is the best of a random threshold per tried parameter.
+// The spread of the trees' predictions stands in for the model's uncertainty. Small on purpose:
+// a few hundred points, a few dozen trees.
 #pragma once
 
 #include <vector>
@@ -16,6 +18,9 @@ struct forest_settings {
   int trees = 24;
   int min_split = 3;           // nodes with fewer samples are leaves
   double feature_share = 0.6;  // share of the parameters tried at each split (at least one)
+  // Extremely randomised trees: each parameter tried at a split gets one threshold drawn at
+  // random within the node's range of its values, instead of the best of all thresholds.
+  bool random_thresholds = true;
 };
 
 class forest {

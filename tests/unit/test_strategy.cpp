@@ -397,28 +397,33 @@ TEST(Forest, LearnsAnInteractionAndRanksUnseenPoints) {
     x.push_back(g);
     y.push_back(f(g));
   }
-  core::forest model;
-  model.fit(x, y, r);
-  ASSERT_EQ(model.trees(), 24);
   // Every point of the 4 x 4 x 4 x 3 grid: the predicted best is a true optimum (f = -2), and
-  // predictions order the grid nearly as f does (Spearman-like: few discordant pairs).
+  // predictions order the grid nearly as f does (Spearman-like: few discordant pairs), with the
+  // default random thresholds and with the best threshold of every tried parameter.
   std::vector<core::genome> grid;
   for (int a = 0; a < 4; ++a)
     for (int b = 0; b < 4; ++b)
       for (int c = 0; c < 4; ++c)
         for (int d = 0; d < 3; ++d) grid.push_back({a, b, c, d});
-  const auto predicted_best = *std::min_element(
-      grid.begin(), grid.end(), [&](const auto& u, const auto& v) { return model.predict(u).mean < model.predict(v).mean; });
-  EXPECT_DOUBLE_EQ(f(predicted_best), -2.0);
-  int discordant = 0, pairs = 0;
-  for (std::size_t i = 0; i < grid.size(); ++i)
-    for (std::size_t j = i + 1; j < grid.size(); ++j) {
-      const double df = f(grid[i]) - f(grid[j]);
-      if (std::abs(df) < 1.0) continue;
-      ++pairs;
-      discordant += df * (model.predict(grid[i]).mean - model.predict(grid[j]).mean) < 0;
-    }
-  EXPECT_LT(discordant, pairs / 20) << discordant << " of " << pairs;
+  for (const bool random_thresholds : {true, false}) {
+    core::forest_settings settings;
+    settings.random_thresholds = random_thresholds;
+    core::forest model(settings);
+    model.fit(x, y, r);
+    ASSERT_EQ(model.trees(), 24);
+    const auto predicted_best = *std::min_element(
+        grid.begin(), grid.end(), [&](const auto& u, const auto& v) { return model.predict(u).mean < model.predict(v).mean; });
+    EXPECT_DOUBLE_EQ(f(predicted_best), -2.0) << "random thresholds: " << random_thresholds;
+    int discordant = 0, pairs = 0;
+    for (std::size_t i = 0; i < grid.size(); ++i)
+      for (std::size_t j = i + 1; j < grid.size(); ++j) {
+        const double df = f(grid[i]) - f(grid[j]);
+        if (std::abs(df) < 1.0) continue;
+        ++pairs;
+        discordant += df * (model.predict(grid[i]).mean - model.predict(grid[j]).mean) < 0;
+      }
+    EXPECT_LT(discordant, pairs / 20) << discordant << " of " << pairs << ", random thresholds: " << random_thresholds;
+  }
   // The trees agree on a training point far more than on a point in a corner no sample reached.
   core::forest sparse;
   sparse.fit({{0, 0, 0, 0}, {0, 1, 0, 0}, {1, 0, 0, 0}, {3, 3, 3, 2}, {3, 2, 3, 2}}, {1, 1.5, 2, 9, 7}, r);
