@@ -2,6 +2,7 @@
 // schema versions 1.0.0, 1.0.1 and 1.1.0 (kernel_tuner/schema/cache/<version>/schema.json).
 // A cache maps "v1,v2,..." (the values of tune_params_keys, in order, as Python's str() writes
 // them) to an entry whose "time" is the objective in milliseconds or a failure marker.
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -59,7 +60,12 @@ recorded_space detail::kernel_tuner_cache_from(const json& doc, const std::strin
     version = v.get<std::string>();
   }
   const bool versioned = version != "unversioned";
-  for (const char* field : {"tune_params_keys", "tune_params", "cache"})
+  const auto fields = {"tune_params_keys", "tune_params", "cache"};
+  if (std::none_of(fields.begin(), fields.end(), [&](const char* f) { return doc.contains(f); }))
+    throw error(p,
+                "neither a Kernel Tuner cache (it has no \"tune_params_keys\", \"tune_params\" or \"cache\") "
+                "nor T4 results (no \"results\")");
+  for (const char* field : fields)
     if (!doc.contains(field)) fail(field, "missing");
   if (doc.contains("objective") && !doc["objective"].is_string()) fail("objective", "must be a string");
 

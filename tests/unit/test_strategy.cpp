@@ -460,6 +460,9 @@ TEST(KernelTunerCache, BadFilesNameTheField) {
   EXPECT_NE(kt_error(cache_text(R"("schema_version":"9.9.9",)", keys, params, ok)).find("schema_version: unknown version"),
             std::string::npos);
   EXPECT_NE(kt_error(R"({"schema_version":"1.0.0","cache":{}})").find("tune_params_keys: missing"), std::string::npos);
+  // JSON of neither format: the message names both formats and what each would have.
+  EXPECT_NE(kt_error(R"({"foo":1})").find("neither a Kernel Tuner cache"), std::string::npos);
+  EXPECT_NE(kt_error(R"({"foo":1})").find("nor T4 results"), std::string::npos);
   EXPECT_NE(kt_error(cache_text(v, R"(["x","y","z"])", params, ok)).find("tune_params: has no list for 'z'"), std::string::npos);
   EXPECT_NE(kt_error(cache_text(v, R"(["x"])", params, ok)).find("tune_params: has a list for 'y'"), std::string::npos);
   EXPECT_NE(kt_error(cache_text(v, keys, params, R"("1,1,1":{"time":1.0,)" + full_entry + "}")).find("the key has 3 values"),
