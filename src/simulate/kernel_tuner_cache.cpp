@@ -132,6 +132,8 @@ recorded_space detail::kernel_tuner_cache_from(const json& doc, const std::strin
       } else {
         pt.status = "failed";
       }
+    } else if (t.is_null()) {  // NaN in the file (Python writes it for a float nan): no time measured
+      pt.status = "failed";
     } else {
       fail(where + ".time", "must be a number of milliseconds or a failure marker");
     }
@@ -143,6 +145,7 @@ recorded_space detail::kernel_tuner_cache_from(const json& doc, const std::strin
         if (versioned) fail(where + "." + field, "missing (required by cache schema " + version + ")");
         continue;
       }
+      if (entry[field].is_null()) continue;  // NaN in the file: not known
       if (!entry[field].is_number()) fail(where + "." + field, "must be a number of milliseconds");
       cost_ms += entry[field].get<double>();
       any = true;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 #include "simulate/space_formats.hpp"
 #include "util/error.hpp"
@@ -55,6 +56,39 @@ std::string closed(std::string s) {
   return s + "}\n}";
 }
 
+// Python's json module writes non-finite floats as the bare words NaN, Infinity and -Infinity,
+// which JSON lacks (a Kernel Tuner cache or a T4 file may hold them, e.g. a metric of a failed
+// run): outside strings they become null, which the readers take as "no value".
+std::string without_python_nonfinite(const std::string& text) {
+  if (text.find("NaN") == std::string::npos && text.find("Infinity") == std::string::npos) return text;
+  const auto word_at = [&](std::size_t i) -> std::size_t {
+    const std::string_view rest(text.data() + i, text.size() - i);
+    for (const std::string_view word : {"-Infinity", "Infinity", "NaN"})
+      if (rest.starts_with(word)) return word.size();
+    return 0;
+  };
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size())
+        out += text[++i];  // an escaped character, a quote included
+      else if (c == '"')
+        in_string = false;
+    } else if (const std::size_t n = word_at(i)) {
+      out += "null";
+      i += n - 1;
+    } else {
+      out += c;
+      in_string = c == '"';
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string read_space_bytes(const std::filesystem::path& file) {
@@ -65,7 +99,8 @@ std::string read_space_bytes(const std::filesystem::path& file) {
   return bytes;
 }
 
-json_document parse_space_json(const std::string& text, const std::string& file) {
+json_document parse_space_json(const std::string& raw, const std::string& file) {
+  const std::string text = without_python_nonfinite(raw);
   json_document out;
   try {
     out.doc = json::parse(text);

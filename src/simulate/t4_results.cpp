@@ -95,7 +95,7 @@ recorded_space detail::t4_results_from(const json& doc, const std::string& p) {
       if (v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0) {
         pt.time_s = v.get<double>() * unit;
         pt.status = "ok";
-      } else if (v.is_string()) {  // "NaN" and the like: a failure without a named cause
+      } else if (v.is_string() || v.is_null()) {  // "NaN", NaN and the like: a failure without a named cause
         pt.status = "no_value";
       } else {
         fail(where + ".measurements." + objective + ".value", "must be a positive number, got " + v.dump());

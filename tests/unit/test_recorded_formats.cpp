@@ -81,6 +81,30 @@ TEST(RecordedFormats, GzipCompressedCacheReadsAsThePlainOne) {
       << message;
 }
 
+TEST(RecordedFormats, PythonNonFiniteWordsReadAsNoValue) {
+  // Python's json module writes a float nan or inf as NaN, Infinity, -Infinity (not JSON): a time
+  // of NaN is a point without a time (failed), an observer's metric or a cost of NaN is ignored,
+  // and the words inside strings stay as they are.
+  std::string with_nan = cache_head + entry("32,1", "2.0") + "," + entry("64,1", "1.0") + "," + entry("64,2", "NaN") + "," +
+                         entry("32,2", "3.0") + "}\n}";
+  const std::string metric = "\"timestamp\": \"t\"";
+  with_nan.replace(with_nan.rfind(metric), metric.size(), metric + ", \"GFLOP/s\": Infinity, \"note\": \"NaN -Infinity\"");
+  const std::string cost = "\"verification_time\": 0";
+  with_nan.replace(with_nan.find(cost), cost.size(), "\"verification_time\": -Infinity");
+  const std::string device = "\"device_name\": \"d\"";
+  with_nan.replace(with_nan.find(device), device.size(), "\"device_name\": \"NaN\\\"Infinity\"");
+  const auto space = simulate::read_recorded_space(write_file("nan.json", with_nan));
+  EXPECT_EQ(space.size(), 4u);
+  EXPECT_EQ(space.failed(), 1u);
+  EXPECT_FALSE(std::isfinite(space.find({1, 1})->time_s));
+  EXPECT_DOUBLE_EQ(space.optimum_s(), 1e-3);
+  EXPECT_DOUBLE_EQ(space.find({0, 0})->cost_s, 1.0);  // compile 900 + benchmark 100 ms, the NaN cost left out
+  EXPECT_EQ(simulate::read_recorded_space(write_gzip("nan.json.gz", with_nan)).size(), 4u);
+  // A word like them that is no number is still an error naming the file.
+  const auto bad = read_error(write_file("nanx.json", cache_head + entry("32,1", "NaNx") + "}\n}"));
+  EXPECT_NE(bad.find("nanx.json"), std::string::npos) << bad;
+}
+
 TEST(RecordedFormats, UnfinishedCacheIsClosedAsKernelTunerClosesIt) {
   // An interrupted run: every entry ends with a comma, the closing braces are missing.
   const auto open = simulate::read_recorded_space(write_file("open.json", cache_head + entries + ",\n"));
