@@ -7,10 +7,12 @@
 # point per line (NAME=VALUE ...); without it, the tensor-core points below: the 32-evaluation
 # search's winner of 2026-12-03 and shapes around it (docs/BENCHMARKS.md). To judge a template
 # change, run it before and after (e.g. `git apply docs/results/gemm-mma-paired-fragments.patch`).
+# GALAPAGOS_FAMILY=gemm_f32 judges float32 points (configs/gemm_f32-cuda.toml) instead of gemm's.
 set -u
 cd "$(dirname "$0")/.."
 out=${1:?usage: bench/gemm_cuda_points.sh OUT [POINTS_FILE]}
 mkdir -p "$out"
+family=${GALAPAGOS_FAMILY:-gemm}
 galapagos=$(command -v galapagos || echo build-gpu/bin/galapagos)
 [[ -x $galapagos ]] || { echo "gemm_cuda_points: no galapagos on PATH or in build-gpu/" >&2; exit 2; }
 points=$(mktemp)
@@ -39,7 +41,7 @@ while read -r line; do
   args=()
   for kv in $line; do args+=(--param "$kv"); done
   [[ $n -gt 1 ]] && args+=(--no-baselines)
-  "$galapagos" eval --family gemm --backend cuda kernels/gemm/cuda/gemm.cu --config configs/gemm-cuda.toml \
+  "$galapagos" eval --family "$family" --backend cuda kernels/gemm/cuda/gemm.cu --config "configs/$family-cuda.toml" \
     --size tune --json "${args[@]}" >"$out/p$n.json" 2>"$out/p$n.err"
   rc=$?
   [[ $rc -le 1 ]] || status=1

@@ -29,6 +29,7 @@
 #include <cuda_runtime.h>
 
 #include "../cuda_hip/gemm_kernels.hpp"
+#include "gemm_pipeline.cuh"
 
 #ifndef GLP_STAGES
 #define GLP_STAGES 3
@@ -50,15 +51,16 @@ namespace glp_gemm_mma {
 
 static_assert(sizeof(GLP_REAL) == 8, "gemm: the tensor-core path (GLP_MMA > 0) is for float64 only");
 using glp_gemm::problem;
+using glp_gemm_pipeline::copy_async;
 
 constexpr int BM = GLP_BM, BN = GLP_BN, BK = GLP_BK, WM = GLP_WM, WN = GLP_WN, STAGES = GLP_STAGES;
-constexpr int MR = GLP_MMA == 1 ? 8 : 16;                                        // rows of one mma tile
-constexpr int KK = GLP_MMA == 3 ? 8 : GLP_MMA == 4 ? 16 : 4;                     // its depth
-constexpr int NA = MR * KK / 32, NB = KK * 8 / 32, ND = MR * 8 / 32;            // fragment sizes per thread
-constexpr int MI = WM / MR, NJ = WN / 8;                                         // mma tiles per warp tile
-constexpr int NWARPS = (BM / WM) * (BN / WN), NT = 32 * NWARPS;                  // warps and threads per block
-constexpr int LDA = BK + 4, LDB = BN + 4;                                        // shared row lengths (doubles)
-constexpr int STAGE = BM * LDA + BK * LDB;                                       // doubles per stage
+constexpr int MR = GLP_MMA == 1 ? 8 : 16;                             // rows of one mma tile
+constexpr int KK = GLP_MMA == 3 ? 8 : GLP_MMA == 4 ? 16 : 4;          // its depth
+constexpr int NA = MR * KK / 32, NB = KK * 8 / 32, ND = MR * 8 / 32;  // fragment sizes per thread
+constexpr int MI = WM / MR, NJ = WN / 8;                              // mma tiles per warp tile
+constexpr int NWARPS = (BM / WM) * (BN / WN), NT = 32 * NWARPS;       // warps and threads per block
+constexpr int LDA = BK + 4, LDB = BN + 4;                             // shared row lengths (doubles)
+constexpr int STAGE = BM * LDA + BK * LDB;                            // doubles per stage
 constexpr int kSharedBytes = STAGES * STAGE * 8;
 
 static_assert(BM % WM == 0 && BN % WN == 0, "gemm: the warp tile must divide the block tile");
@@ -95,21 +97,9 @@ __device__ __forceinline__ void mma(double (&d)[ND], const double (&a)[NA], cons
       "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, "
       "{%0,%1,%2,%3};\n"
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
-        "d"(b[2]), "d"(b[3]));
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]),
+        "d"(b[3]));
 #endif
-}
-
-// One double from global to shared memory without passing through registers; `inside` false
-// writes a zero (no byte of `src` is read then, but it must still be a valid address).
-__device__ __forceinline__ void copy8(double* dst, const double* src, bool inside) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src), "r"(inside ? 8 : 0));
-}
-__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void wait_pending() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
 // The copies of one slab: a thread walks fixed strides from addresses computed once per tile, so a
@@ -121,10 +111,10 @@ struct copier {
   static constexpr int CA = (BM * BK + NT - 1) / NT, CB = (BK * BN + NT - 1) / NT;
   static constexpr int RSA = NT / BK;
   static constexpr int QB = NT >= BN ? 1 : BN / NT, RSB = NT >= BN ? NT / BN : 0;
-  const double* a;  // A at (m0 + ra, ca)
-  const double* b;  // B at (rb, n0 + cb)
+  const double* a;                   // A at (m0 + ra, ca)
+  const double* b;                   // B at (rb, n0 + cb)
   int64_t a_rows_left, b_cols_left;  // rows of A from the first row on; columns of B from the first on
-  int sa, sb;       // shared offsets of the thread's first element
+  int sa, sb;                        // shared offsets of the thread's first element
   int ca, rb;
   __device__ __forceinline__ copier(const double* A, const double* B, const problem& P, int64_t m0, int64_t n0, int tid) {
     static_assert(NT % BK == 0, "gemm: the copier needs NT % BK == 0 (NT >= 64, BK <= 32)");
@@ -150,7 +140,7 @@ struct copier {
     for (int j = 0; j < CA; ++j) {
       if ((j + 1) * NT <= BM * BK || tid + j * NT < BM * BK) {
         const bool in = acol && j * RSA < a_rows_left;
-        copy8(as + sa + j * RSA * LDA, in ? ap + static_cast<int64_t>(j * RSA) * P.k : A, in);
+        copy_async<8>(as + sa + j * RSA * LDA, in ? ap + static_cast<int64_t>(j * RSA) * P.k : A, in);
       }
     }
     const int64_t rows_left = P.k - k0 - rb;
@@ -160,92 +150,74 @@ struct copier {
       if ((j + 1) * NT <= BK * BN || tid + j * NT < BK * BN) {
         const int r = NT >= BN ? j * RSB : j / QB, c = NT >= BN ? 0 : (j % QB) * NT;
         const bool in = r < rows_left && c < b_cols_left;
-        copy8(bs + sb + r * LDB + c, in ? bp + static_cast<int64_t>(r) * P.n + c : B, in);
+        copy_async<8>(bs + sb + r * LDB + c, in ? bp + static_cast<int64_t>(r) * P.n + c : B, in);
       }
     }
   }
 };
 
-__global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM) gemm_mma_kernel(const double* __restrict__ A, const double* __restrict__ B,
-                                                         const double* __restrict__ alpha_p, const double* __restrict__ beta_p,
-                                                         double* __restrict__ C, problem P) {
+__global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
+    gemm_mma_kernel(const double* __restrict__ A, const double* __restrict__ B, const double* __restrict__ alpha_p,
+                    const double* __restrict__ beta_p, double* __restrict__ C, problem P) {
   extern __shared__ __align__(16) double smem[];
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, t = lane % 4;
   const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;  // the warp tile in the block tile
   const double alpha = *alpha_p, beta = *beta_p;
-  const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN;
-  int64_t first, kslabs;  // this split's slabs: [first, kslabs)
-  glp_gemm::split_range(P, first, kslabs);
+  glp_gemm::for_each_tile(P, [&](int64_t m0, int64_t n0, int64_t first, int64_t last) {
+    const copier cp(A, B, P, m0, n0, tid);
+    double acc[MI][NJ][ND];
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int j = 0; j < NJ; ++j)
+#pragma unroll
+        for (int v = 0; v < ND; ++v) acc[i][j][v] = 0.0;
 
-  for (int64_t tm = blockIdx.y; tm < mtiles; tm += gridDim.y) {
-    for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) {
-      const int64_t m0 = tm * BM, n0 = tn * BN;
-      const copier cp(A, B, P, m0, n0, tid);
-      double acc[MI][NJ][ND];
+    glp_gemm_pipeline::run_slabs<STAGES>(
+        first, last, [&](int stage, int64_t slab) { cp.load(smem + stage * STAGE, A, B, P, slab, tid); },
+        [&](int stage) {
+          const double* as = smem + stage * STAGE;
+          const double* bs = as + BM * LDA;
 #pragma unroll
-      for (int i = 0; i < MI; ++i)
+          for (int kk = 0; kk < BK; kk += KK) {
+            double a[MI][NA], b[NJ][NB];
 #pragma unroll
-        for (int j = 0; j < NJ; ++j)
+            for (int i = 0; i < MI; ++i)
 #pragma unroll
-          for (int v = 0; v < ND; ++v) acc[i][j][v] = 0.0;
-
-      // Prologue: slabs 0..STAGES-2 in flight (an empty group where there is no such slab).
+              for (int q = 0; q < NA; ++q) {
+                const int row = wm0 + i * MR + g + (MR == 16 ? 8 * (q % 2) : 0);
+                const int col = kk + t + 4 * (MR == 16 ? q / 2 : q);
+                a[i][q] = as[row * LDA + col];
+              }
 #pragma unroll
-      for (int s = 0; s < STAGES - 1; ++s) {
-        if (first + s < kslabs) cp.load(smem + s * STAGE, A, B, P, first + s, tid);
-        commit();
-      }
-      for (int64_t s = first; s < kslabs; ++s) {
-        wait_pending<STAGES - 2>();  // slab s has landed (this thread's copies)...
-        __syncthreads();             // ...and everyone's; the stage of slab s-1 is free again
-        const int64_t next = s + STAGES - 1;
-        if (next < kslabs) cp.load(smem + ((next - first) % STAGES) * STAGE, A, B, P, next, tid);
-        commit();
-        const double* as = smem + ((s - first) % STAGES) * STAGE;
-        const double* bs = as + BM * LDA;
+            for (int j = 0; j < NJ; ++j)
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += KK) {
-          double a[MI][NA], b[NJ][NB];
+              for (int q = 0; q < NB; ++q) b[j][q] = bs[(kk + t + 4 * q) * LDB + wn0 + j * 8 + g];
 #pragma unroll
-          for (int i = 0; i < MI; ++i)
+            for (int i = 0; i < MI; ++i)
 #pragma unroll
-            for (int q = 0; q < NA; ++q) {
-              const int row = wm0 + i * MR + g + (MR == 16 ? 8 * (q % 2) : 0);
-              const int col = kk + t + 4 * (MR == 16 ? q / 2 : q);
-              a[i][q] = as[row * LDA + col];
-            }
-#pragma unroll
-          for (int j = 0; j < NJ; ++j)
-#pragma unroll
-            for (int q = 0; q < NB; ++q) b[j][q] = bs[(kk + t + 4 * q) * LDB + wn0 + j * 8 + g];
-#pragma unroll
-          for (int i = 0; i < MI; ++i)
-#pragma unroll
-            for (int j = 0; j < NJ; ++j) mma(acc[i][j], a[i], b[j]);
-        }
-      }
-      wait_pending<0>();
-      __syncthreads();  // the next tile's prologue reuses the stages
-
-      // C = alpha*acc + beta*C (beta == 0: C is not read), only inside the matrix.
-#pragma unroll
-      for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NJ; ++j)
-#pragma unroll
-          for (int v = 0; v < ND; ++v) {
-            const int64_t gi = m0 + wm0 + i * MR + g + 8 * (v / 2), gj = n0 + wn0 + j * 8 + 2 * t + v % 2;
-            if (gi < P.m && gj < P.n && glp_gemm::SPLITK > 1) {  // C was scaled by beta: add this split's share
-              atomicAdd(C + gi * P.n + gj, alpha * acc[i][j][v]);
-            } else if (gi < P.m && gj < P.n) {
-              double* c = C + gi * P.n + gj;
-              const double x = alpha * acc[i][j][v];
-              *c = beta == 0.0 ? x : x + beta * *c;
-            }
+              for (int j = 0; j < NJ; ++j) mma(acc[i][j], a[i], b[j]);
           }
-    }
-  }
+        });
+
+    // C = alpha*acc + beta*C (beta == 0: C is not read), only inside the matrix.
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int j = 0; j < NJ; ++j)
+#pragma unroll
+        for (int v = 0; v < ND; ++v) {
+          const int64_t gi = m0 + wm0 + i * MR + g + 8 * (v / 2), gj = n0 + wn0 + j * 8 + 2 * t + v % 2;
+          if (gi < P.m && gj < P.n && glp_gemm::SPLITK > 1) {  // C was scaled by beta: add this split's share
+            atomicAdd(C + gi * P.n + gj, alpha * acc[i][j][v]);
+          } else if (gi < P.m && gj < P.n) {
+            double* c = C + gi * P.n + gj;
+            const double x = alpha * acc[i][j][v];
+            *c = beta == 0.0 ? x : x + beta * *c;
+          }
+        }
+  });
 }
 
 // Launches the kernel for a plan of glp_gemm::make_plan (with SPLITK > 1, after the launcher's

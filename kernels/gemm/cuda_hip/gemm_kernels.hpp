@@ -87,6 +87,12 @@
 #ifndef GLP_SPLITK
 #define GLP_SPLITK 1
 #endif
+#ifndef GLP_ASYNC
+#define GLP_ASYNC 0
+#endif
+#if GLP_ASYNC != 0 && GLP_ASYNC != 1
+#error "gemm: GLP_ASYNC must be 0 or 1"
+#endif
 #if GLP_SPLITK < 1 || GLP_SPLITK > 16
 #error "gemm: GLP_SPLITK must be 1..16"
 #endif
@@ -124,20 +130,20 @@ constexpr int32_t kDtype = std::is_same<real, double>::value ? GLP_FLOAT64 : GLP
 constexpr int BM = GLP_BM, BN = GLP_BN, BK = GLP_BK;
 constexpr int WM = GLP_WM, WN = GLP_WN, TM = GLP_TM, TN = GLP_TN;
 constexpr int VEC = GLP_VEC;
-constexpr int NT = (BM / TM) * (BN / TN);  // threads per block
-constexpr int WT = (WM / TM) * (WN / TN);  // threads per warp tile
-constexpr int NWN = BN / WN;               // warp tiles across the block tile
+constexpr int NT = (BM / TM) * (BN / TN);                 // threads per block
+constexpr int WT = (WM / TM) * (WN / TN);                 // threads per warp tile
+constexpr int NWN = BN / WN;                              // warp tiles across the block tile
 constexpr int R16 = 16 / static_cast<int>(sizeof(real));  // reals per 16 bytes
 constexpr int round16(int x) { return (x + R16 - 1) / R16 * R16; }
-constexpr int LDA = round16(BM) + R16;     // As row length: 16 bytes of padding, rows 16-byte aligned
-constexpr int LDB = round16(BN);           // Bs row length: rows 16-byte aligned
+constexpr int LDA = round16(BM) + R16;  // As row length: 16 bytes of padding, rows 16-byte aligned
+constexpr int LDB = round16(BN);        // Bs row length: rows 16-byte aligned
 constexpr int NBUF = GLP_DOUBLE_BUFFER ? 2 : 1;
 constexpr int A_VECS = BM * BK / VEC;  // VEC-wide pieces of one A slab
 constexpr int B_VECS = BK * BN / VEC;
 constexpr int LA = (A_VECS + NT - 1) / NT;  // pieces per thread
 constexpr int LB = (B_VECS + NT - 1) / NT;
 constexpr int kSharedBytes = NBUF * BK * (LDA + LDB) * static_cast<int>(sizeof(real));
-#if GLP_MMA == 0
+#if GLP_MMA == 0 && GLP_ASYNC == 0
 static_assert(kSharedBytes <= 48 * 1024, "gemm: the shared slabs exceed 48 KiB of static shared memory (BK*(BM+BN) too large)");
 #endif
 
@@ -154,6 +160,17 @@ __device__ __forceinline__ void split_range(const problem& P, int64_t& first, in
   const int64_t kslabs = (P.k + BK - 1) / BK;
   first = static_cast<int64_t>(blockIdx.z) * P.kper;
   last = first + P.kper < kslabs ? first + P.kper : kslabs;
+}
+
+// Calls body(m0, n0, first, last) for every BM x BN tile of C this block owns (grid-stride: x over
+// column tiles, y over row tiles), with its split's k slabs [first, last) (grid z).
+template <class Body>
+__device__ __forceinline__ void for_each_tile(const problem& P, const Body& body) {
+  const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN;
+  int64_t first, last;
+  split_range(P, first, last);
+  for (int64_t tm = blockIdx.y; tm < mtiles; tm += gridDim.y)
+    for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) body(tm * BM, tn * BN, first, last);
 }
 
 // C = beta*C (0 when beta == 0: C's input is not read), before the splits add into it.
@@ -209,8 +226,9 @@ __device__ __forceinline__ void store8(float* d, const float* s) {
 
 // N consecutive reals: 16-byte pieces when N reals are a multiple of 16 bytes (the address is then
 // 16-byte aligned by construction), one float2 for two floats, element-wise otherwise.
-template <int N>
-__device__ __forceinline__ void load_n(real (&dst)[N], const real* src) {
+// (T is always real; a template parameter so that the branches not taken are not compiled.)
+template <int N, typename T>
+__device__ __forceinline__ void load_n(T* dst, const T* src) {
   if constexpr (N % R16 == 0) {
 #pragma unroll
     for (int q = 0; q < N / R16; ++q) load16(dst + q * R16, src + q * R16);
@@ -222,8 +240,8 @@ __device__ __forceinline__ void load_n(real (&dst)[N], const real* src) {
   }
 }
 
-template <int N>
-__device__ __forceinline__ void store_n(real* dst, const real (&src)[N]) {
+template <int N, typename T>
+__device__ __forceinline__ void store_n(T* dst, const T* src) {
   if constexpr (N % R16 == 0) {
 #pragma unroll
     for (int q = 0; q < N / R16; ++q) store16(dst + q * R16, src + q * R16);
@@ -235,14 +253,89 @@ __device__ __forceinline__ void store_n(real* dst, const real (&src)[N]) {
   }
 }
 
-#if GLP_MMA == 0  // the SIMT kernel
+#if GLP_MMA == 0  // the SIMT kernels: shared helpers
+// A thread's TM x TN tile need not be contiguous: its rows are TM/RG groups of RG consecutive rows,
+// group g starting RS rows after group g-1 (likewise columns: CG, CS). The register-staged kernel
+// uses one group each way; the asynchronous kernel (cuda/gemm_async.cuh) groups of 16 bytes, so
+// that a warp's 16-byte shared loads of one group are consecutive (no bank conflicts).
+// acc += As(the thread's rows from row0, all p) * Bs(all p, its columns from col0)
+template <int RG = TM, int RS = 0, int CG = TN, int CS = 0>
+__device__ __forceinline__ void compute_slab(real (&acc)[TM][TN], const real* __restrict__ as, const real* __restrict__ bs,
+                                             int row0, int col0) {
+  static_assert(TM % RG == 0 && TN % CG == 0, "gemm: groups must divide the thread tile");
+#pragma unroll
+  for (int p = 0; p < BK; ++p) {
+    real a[TM], b[TN];
+#pragma unroll
+    for (int g = 0; g < TM / RG; ++g) load_n<RG>(a + g * RG, as + p * LDA + row0 + g * RS);
+#pragma unroll
+    for (int g = 0; g < TN / CG; ++g) load_n<CG>(b + g * CG, bs + p * LDB + col0 + g * CS);
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
+  }
+}
+
+// C = alpha*acc + beta*C for one thread's TM x TN tile (beta == 0: C is not read), only inside the
+// matrix: element (i, j) at row r0 + (i/RG)*RS + i%RG, column c0 + (j/CG)*CS + j%CG (the groups of
+// compute_slab). With SPLITK > 1 the launcher has scaled C by beta and the share is added atomically.
+template <int RG = TM, int RS = 0, int CG = TN, int CS = 0>
+__device__ __forceinline__ void store_tile(real* __restrict__ C, const real (&acc)[TM][TN], const problem& P, int64_t r0,
+                                           int64_t c0, real alpha, real beta) {
+  if (SPLITK > 1) {  // the launcher has scaled C by beta: add this split's share
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) {
+        const int64_t gi = r0 + (i / RG) * RS + i % RG, gj = c0 + (j / CG) * CS + j % CG;
+        if (gi < P.m && gj < P.n) atomicAdd(C + gi * P.n + gj, alpha * acc[i][j]);
+      }
+    return;
+  }
+  constexpr int CV = (CG % VEC == 0) ? VEC : 1;  // elements per store
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int64_t gi = r0 + (i / RG) * RS + i % RG;
+    if (gi >= P.m) continue;
+    real* crow = C + gi * P.n;
+#pragma unroll
+    for (int j = 0; j < TN; j += CV) {
+      const int64_t gj = c0 + (j / CG) * CS + j % CG;
+      if (CV > 1 && P.vec_c && gj < P.n) {  // n % VEC == 0: the whole piece is inside
+        real out[CV];
+        if (beta == real(0)) {
+#pragma unroll
+          for (int v = 0; v < CV; ++v) out[v] = alpha * acc[i][j + v];
+        } else {
+          real old[CV];
+          load_n<CV>(old, crow + gj);
+#pragma unroll
+          for (int v = 0; v < CV; ++v) out[v] = alpha * acc[i][j + v] + beta * old[v];
+        }
+        store_n<CV>(crow + gj, out);
+      } else {
+#pragma unroll
+        for (int v = 0; v < CV; ++v) {
+          if (gj + v >= P.n) break;
+          const real x = alpha * acc[i][j + v];
+          crow[gj + v] = beta == real(0) ? x : x + beta * crow[gj + v];
+        }
+      }
+    }
+  }
+}
+
+#endif  // GLP_MMA == 0
+
+#if GLP_MMA == 0 && GLP_ASYNC == 0  // the SIMT kernel, slabs staged through registers
 // ------------------------------------------------------------------------------------------------
 // Slab loads: global -> registers (zeros outside the matrix) and registers -> shared.
 // A piece e of the slab at (m0, k0): row r = e / (BK/VEC), columns c..c+VEC-1, c = (e % (BK/VEC))*VEC.
 // B piece e of the slab at (k0, n0): row r = e / (BN/VEC), columns c..c+VEC-1.
 // ------------------------------------------------------------------------------------------------
-__device__ __forceinline__ void load_a(real (&ra)[LA][VEC], const real* __restrict__ A, const problem& P, int64_t m0,
-                                       int64_t k0, int tid) {
+__device__ __forceinline__ void load_a(real (&ra)[LA][VEC], const real* __restrict__ A, const problem& P, int64_t m0, int64_t k0,
+                                       int tid) {
 #pragma unroll
   for (int l = 0; l < LA; ++l) {
     const int e = tid + l * NT;
@@ -263,8 +356,8 @@ __device__ __forceinline__ void load_a(real (&ra)[LA][VEC], const real* __restri
   }
 }
 
-__device__ __forceinline__ void load_b(real (&rb)[LB][VEC], const real* __restrict__ B, const problem& P, int64_t k0,
-                                       int64_t n0, int tid) {
+__device__ __forceinline__ void load_b(real (&rb)[LB][VEC], const real* __restrict__ B, const problem& P, int64_t k0, int64_t n0,
+                                       int tid) {
 #pragma unroll
   for (int l = 0; l < LB; ++l) {
     const int e = tid + l * NT;
@@ -309,27 +402,12 @@ __device__ __forceinline__ void store_b(real* __restrict__ bs, const real (&rb)[
   }
 }
 
-// acc += As(rows row0..+TM, all p) * Bs(all p, cols col0..+TN)
-__device__ __forceinline__ void compute_slab(real (&acc)[TM][TN], const real* __restrict__ as, const real* __restrict__ bs,
-                                             int row0, int col0) {
-#pragma unroll
-  for (int p = 0; p < BK; ++p) {
-    real a[TM], b[TN];
-    load_n<TM>(a, as + p * LDA + row0);
-    load_n<TN>(b, bs + p * LDB + col0);
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-      for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
-  }
-}
-
 // ------------------------------------------------------------------------------------------------
 // The kernel. Grid: x over column tiles, y over row tiles (grid-stride in both).
 // ------------------------------------------------------------------------------------------------
-__global__ void __launch_bounds__(NT) gemm_kernel(const real* __restrict__ A, const real* __restrict__ B,
-                                                  const real* __restrict__ alpha_p, const real* __restrict__ beta_p,
-                                                  real* __restrict__ C, problem P) {
+__global__ void __launch_bounds__(NT)
+    gemm_kernel(const real* __restrict__ A, const real* __restrict__ B, const real* __restrict__ alpha_p,
+                const real* __restrict__ beta_p, real* __restrict__ C, problem P) {
   // Shared slabs, 16-byte aligned: As[buf][p][i] (BK x LDA), then Bs[buf][p][j] (BK x LDB).
   __shared__ __align__(16) real smem[NBUF * BK * (LDA + LDB)];
   real* const as0 = smem;
@@ -340,43 +418,38 @@ __global__ void __launch_bounds__(NT) gemm_kernel(const real* __restrict__ A, co
   const int row0 = (warp / NWN) * WM + (lane / (WN / TN)) * TM;  // this thread's tile inside the block tile
   const int col0 = (warp % NWN) * WN + (lane % (WN / TN)) * TN;
   const real alpha = *alpha_p, beta = *beta_p;
-  const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN;
-  int64_t first, kslabs;  // this split's slabs: [first, kslabs)
-  split_range(P, first, kslabs);
 
-  for (int64_t tm = blockIdx.y; tm < mtiles; tm += gridDim.y) {
-    for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) {
-      const int64_t m0 = tm * BM, n0 = tn * BN;
-      real acc[TM][TN];
+  for_each_tile(P, [&](int64_t m0, int64_t n0, int64_t first, int64_t kslabs) {
+    real acc[TM][TN];
 #pragma unroll
-      for (int i = 0; i < TM; ++i)
+    for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = real(0);
+      for (int j = 0; j < TN; ++j) acc[i][j] = real(0);
 
-      real ra[LA][VEC], rb[LB][VEC];
-      if (first < kslabs) {
-        load_a(ra, A, P, m0, first * BK, tid);
-        load_b(rb, B, P, first * BK, n0, tid);
-        store_a(as0, ra, tid);
-        store_b(bs0, rb, tid);
+    real ra[LA][VEC], rb[LB][VEC];
+    if (first < kslabs) {
+      load_a(ra, A, P, m0, first * BK, tid);
+      load_b(rb, B, P, first * BK, n0, tid);
+      store_a(as0, ra, tid);
+      store_b(bs0, rb, tid);
+    }
+    __syncthreads();
+    for (int64_t s = first; s < kslabs; ++s) {
+#if GLP_DOUBLE_BUFFER
+      // Slab s is in buffer s%2. Its successor's loads are issued first, stored into the other
+      // buffer after the FMAs; the one barrier per slab orders both (see docs/gpu.md).
+      const int cur = static_cast<int>((s - first) & 1);
+      const bool more = s + 1 < kslabs;
+      if (more) {
+        load_a(ra, A, P, m0, (s + 1) * BK, tid);
+        load_b(rb, B, P, (s + 1) * BK, n0, tid);
+      }
+      compute_slab(acc, as0 + cur * BK * LDA, bs0 + cur * BK * LDB, row0, col0);
+      if (more) {
+        store_a(as0 + (cur ^ 1) * BK * LDA, ra, tid);
+        store_b(bs0 + (cur ^ 1) * BK * LDB, rb, tid);
       }
       __syncthreads();
-      for (int64_t s = first; s < kslabs; ++s) {
-#if GLP_DOUBLE_BUFFER
-        // Slab s is in buffer s%2. Its successor's loads are issued first, stored into the other
-        // buffer after the FMAs; the one barrier per slab orders both (see docs/gpu.md).
-        const int cur = static_cast<int>((s - first) & 1);
-        const bool more = s + 1 < kslabs;
-        if (more) {
-          load_a(ra, A, P, m0, (s + 1) * BK, tid);
-          load_b(rb, B, P, (s + 1) * BK, n0, tid);
-        }
-        compute_slab(acc, as0 + cur * BK * LDA, bs0 + cur * BK * LDB, row0, col0);
-        if (more) {
-          store_a(as0 + (cur ^ 1) * BK * LDA, ra, tid);
-          store_b(bs0 + (cur ^ 1) * BK * LDB, rb, tid);
-        }
-        __syncthreads();
 #else
         if (s > first) {
           load_a(ra, A, P, m0, s * BK, tid);
@@ -388,55 +461,13 @@ __global__ void __launch_bounds__(NT) gemm_kernel(const real* __restrict__ A, co
         compute_slab(acc, as0, bs0, row0, col0);
         __syncthreads();  // before the next slab overwrites the buffer
 #endif
-      }
-
-      if (SPLITK > 1) {  // the launcher has scaled C by beta: add this split's share
-#pragma unroll
-        for (int i = 0; i < TM; ++i)
-#pragma unroll
-          for (int j = 0; j < TN; ++j) {
-            const int64_t gi = m0 + row0 + i, gj = n0 + col0 + j;
-            if (gi < P.m && gj < P.n) atomicAdd(C + gi * P.n + gj, alpha * acc[i][j]);
-          }
-        continue;
-      }
-      // C = alpha*acc + beta*C (beta == 0: C is not read), only inside the matrix.
-      constexpr int CV = (TN % VEC == 0) ? VEC : 1;  // elements per store
-#pragma unroll
-      for (int i = 0; i < TM; ++i) {
-        const int64_t gi = m0 + row0 + i;
-        if (gi >= P.m) continue;
-        real* crow = C + gi * P.n;
-#pragma unroll
-        for (int j = 0; j < TN; j += CV) {
-          const int64_t gj = n0 + col0 + j;
-          if (CV > 1 && P.vec_c && gj < P.n) {  // n % VEC == 0: the whole piece is inside
-            real out[CV];
-            if (beta == real(0)) {
-#pragma unroll
-              for (int v = 0; v < CV; ++v) out[v] = alpha * acc[i][j + v];
-            } else {
-              real old[CV];
-              load_n<CV>(old, crow + gj);
-#pragma unroll
-              for (int v = 0; v < CV; ++v) out[v] = alpha * acc[i][j + v] + beta * old[v];
-            }
-            store_n<CV>(crow + gj, out);
-          } else {
-#pragma unroll
-            for (int v = 0; v < CV; ++v) {
-              if (gj + v >= P.n) break;
-              const real x = alpha * acc[i][j + v];
-              crow[gj + v] = beta == real(0) ? x : x + beta * crow[gj + v];
-            }
-          }
-        }
-      }
     }
-  }
+
+    store_tile(C, acc, P, m0 + row0, n0 + col0, alpha, beta);
+  });
 }
 
-#endif  // GLP_MMA == 0
+#endif  // GLP_MMA == 0 && GLP_ASYNC == 0
 
 // ------------------------------------------------------------------------------------------------
 // Host side (no runtime calls): argument checks and the launch shape.
