@@ -328,6 +328,10 @@ std::string builder::defined_macros(const build_request& r) const {
   const std::string compiler = r.compiler.empty() ? compiler_ : r.compiler;
   std::vector<std::string> argv{compiler};
   argv.insert(argv.end(), r.flags.begin(), r.flags.end());
+  // The toolchain's flags name the target (nvcc's -gencode, hipcc's --offload-arch): without them
+  // a device pass preprocesses for the compiler's default architecture, where a template may
+  // stop with #error (cp.async before sm_80).
+  for (const auto& f : shared_flags_of(r)) argv.push_back(f);
   for (const auto& d : include_dirs_of(r)) argv.push_back("-I" + d);
   for (const auto& d : r.defines) argv.push_back("-D" + d);
   if (is_nvcc(compiler))

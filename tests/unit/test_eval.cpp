@@ -343,6 +343,39 @@ TEST(Builder, TheMacrosABuildSeesComeFromThePreprocessorWithTheFamilysFlags) {
   EXPECT_EQ(b.defined_macros(text), "");
 }
 
+TEST(Builder, TheMacrosABuildSeesAreForTheTargetTheToolchainNames) {
+  // A GPU toolchain names its target in its shared flags (nvcc -gencode, hipcc --offload-arch); a
+  // template that stops with #error below some architecture must be preprocessed for that target,
+  // as its build is, not for the compiler's default.
+  const auto dir = std::filesystem::temp_directory_path() / ("galapagos-test-target-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "kernel.cpp") << "#ifndef GLP_TARGET_NEW\n#error \"needs the new target\"\n#endif\n#define GLP_TILE 8\n";
+  ge::builder b("g++", dir / "cache");
+  ge::build_request r;
+  r.source = dir / "kernel.cpp";
+  r.shared_flags = {"-DGLP_TARGET_NEW", "-fPIC", "-shared"};
+  EXPECT_NE(b.defined_macros(r).find("#define GLP_TILE 8\n"), std::string::npos);
+  r.shared_flags = {"-fPIC", "-shared"};
+  EXPECT_EQ(b.defined_macros(r), "");
+  std::filesystem::remove_all(dir);
+
+  // The real case, where nvcc is installed: gemm_f32's CUDA defaults take the cp.async path,
+  // which stops with #error before sm_80 (nvcc's default architecture is older).
+  std::string nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!std::filesystem::exists(nvcc)) GTEST_SKIP() << "no nvcc at " << nvcc;
+  const auto family = gf::load_family("gemm_f32", {source_dir / "kernels"});
+  ge::builder gpu(nvcc, std::filesystem::temp_directory_path() / "galapagos-test-cache");
+  ge::build_request cu;
+  cu.compiler = nvcc;
+  cu.source = family.backend("cuda").tmpl.source;
+  cu.flags = family.backend("cuda").tmpl.flags;
+  cu.include_dirs = {(source_dir / "kernels/include").string()};
+  cu.shared_flags = {"-gencode", "arch=compute_90,code=sm_90", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-shared"};
+  const std::string macros = gpu.defined_macros(cu);
+  EXPECT_NE(macros.find("#define GLP_ASYNC 1\n"), std::string::npos) << macros.substr(0, 400);
+  EXPECT_NE(macros.find("#define GLP_STAGES 4\n"), std::string::npos);
+}
+
 TEST(Builder, ProgramsStartWithTheStopSignalsBlocked) {
   // srun sends the stop signal to every process of the job: a compiler must outlive it.
   std::string out;

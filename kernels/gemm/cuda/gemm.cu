@@ -15,6 +15,7 @@
 // glp-check-point: -DGLP_REAL=float -DGLP_BM=256 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=float -DGLP_BM=64 -DGLP_BN=32 -DGLP_BK=32 -DGLP_WM=64 -DGLP_WN=16 -DGLP_TM=8 -DGLP_TN=1 -DGLP_DOUBLE_BUFFER=0 -DGLP_VEC=2
 // glp-check-point: -DGLP_REAL=float -DGLP_SPLITK=3 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
+// glp-check-point: -DGLP_REAL=float
 // glp-check-point: -DGLP_REAL=float -DGLP_ASYNC=1 -DGLP_STAGES=3 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=float -DGLP_ASYNC=1 -DGLP_STAGES=4 -DGLP_BLOCKS_PER_SM=3 -DGLP_SPLITK=2 -DGLP_BM=64 -DGLP_BN=256 -DGLP_BK=32 -DGLP_WM=32 -DGLP_WN=64 -DGLP_TM=4 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=1
 // glp-check-point: -DGLP_REAL=double -DGLP_ASYNC=1 -DGLP_STAGES=2 -DGLP_BM=64 -DGLP_BN=64 -DGLP_BK=16 -DGLP_WM=32 -DGLP_WN=16 -DGLP_TM=4 -DGLP_TN=4 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=2
@@ -25,6 +26,50 @@
 #include <cuda_runtime.h>
 
 #include "glp_kernel.h"
+
+// float32 defaults (used only where a parameter is not given; the tile parameters of
+// ../cuda_hip/gemm_kernels.hpp otherwise): the best point measured on an H100 at the `tune` shape,
+// 0.89x of cuBLAS (docs/BENCHMARKS.md, "sgemm: slabs copied by cp.async"), which a search starts
+// from (`template_first`). GLP_F32_<type> tells the element types apart in the preprocessor.
+#define GLP_F32_float 1
+#define GLP_F32_double 0
+#define GLP_JOIN_(a, b) a##b
+#define GLP_JOIN(a, b) GLP_JOIN_(a, b)
+#if defined(GLP_REAL) && GLP_JOIN(GLP_F32_, GLP_REAL)
+#ifndef GLP_ASYNC
+#define GLP_ASYNC 1
+#endif
+#ifndef GLP_BM
+#define GLP_BM 64
+#endif
+#ifndef GLP_BN
+#define GLP_BN 128
+#endif
+#ifndef GLP_WM
+#define GLP_WM 64
+#endif
+#ifndef GLP_WN
+#define GLP_WN 32
+#endif
+#ifndef GLP_TM
+#define GLP_TM 8
+#endif
+#ifndef GLP_TN
+#define GLP_TN 8
+#endif
+#ifndef GLP_VEC
+#define GLP_VEC 1
+#endif
+#ifndef GLP_SPLITK
+#define GLP_SPLITK 3
+#endif
+#ifndef GLP_STAGES
+#define GLP_STAGES 4
+#endif
+#ifndef GLP_BLOCKS_PER_SM
+#define GLP_BLOCKS_PER_SM 3
+#endif
+#endif
 #include "../cuda_hip/gemm_kernels.hpp"
 #if GLP_MMA
 #include "gemm_mma.cuh"
