@@ -162,7 +162,10 @@ with h5py.File(path, "r") as f:
               f"/winner search_speedup {w['search_speedup']} is not the winner's row's speedup")
         # The floor side by side: on the CPU the binding ceiling is probed again after every final
         # round, so the winner and each measured baseline carry a fraction of that floor, of the
-        # same cost model as roofline_fraction (a probe of the same kind: within the node's swings).
+        # same cost model as roofline_fraction. The two ceilings differ by the node's swings: the
+        # run's is the fastest that any probe or baseline run reached, the side-by-side one the
+        # median of the probes in the final rounds (4.4x apart on this 2-core VM under a load of
+        # four processes); a factor of 10 still catches a unit or a cost model mixed up.
         rounds = float(w.get("roofline_fraction_rounds", math.nan))
         # A replayed run serves the recording's side-by-side figures only when its winner is the
         # recording's winner (a one-island replay of a two-island recording may end on another).
@@ -170,7 +173,7 @@ with h5py.File(path, "r") as f:
         if replayed and text(w.get("ceiling_rounds", "")) == "":
             pass
         elif text(f.attrs["backend"]) == "cpu":
-            check(rounds > 0 and 0.25 < rounds / float(w["roofline_fraction"]) < 4,
+            check(rounds > 0 and 0.1 < rounds / float(w["roofline_fraction"]) < 10,
                   f"/winner roofline_fraction_rounds {rounds} against roofline_fraction {w['roofline_fraction']}")
             check("one after each round" in text(w.get("ceiling_rounds", "")),
                   f"/winner ceiling_rounds {w.get('ceiling_rounds')!r} does not say what was probed")
