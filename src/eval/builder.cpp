@@ -212,6 +212,19 @@ std::vector<std::string> shared_flags_of(const build_request& r) {
              : r.shared_flags;
 }
 
+// What a compile of r passes before the source: its flags, the toolchain's (they name the target:
+// nvcc's -gencode, hipcc's --offload-arch), its include folders and its defines. The build and the
+// preprocessing of defined_macros share them, so that both see the same conditionals (without the
+// target a device pass is preprocessed for the compiler's default architecture, where a template
+// may stop with #error: cp.async before sm_80).
+std::vector<std::string> compile_options(const build_request& r) {
+  std::vector<std::string> options = r.flags;
+  for (const auto& f : shared_flags_of(r)) options.push_back(f);
+  for (const auto& d : include_dirs_of(r)) options.push_back("-I" + d);
+  for (const auto& d : r.defines) options.push_back("-D" + d);
+  return options;
+}
+
 bool is_nvcc(const std::string& compiler) { return std::filesystem::path(compiler).filename() == "nvcc"; }
 
 // Where the compile may read: the source's folder (and its family's, when the source lies in
@@ -327,13 +340,7 @@ std::string builder::defined_macros(const build_request& r) const {
   if (r.source.empty() || !r.source_text.empty()) return "";  // the file on disk is what is read
   const std::string compiler = r.compiler.empty() ? compiler_ : r.compiler;
   std::vector<std::string> argv{compiler};
-  argv.insert(argv.end(), r.flags.begin(), r.flags.end());
-  // The toolchain's flags name the target (nvcc's -gencode, hipcc's --offload-arch): without them
-  // a device pass preprocesses for the compiler's default architecture, where a template may
-  // stop with #error (cp.async before sm_80).
-  for (const auto& f : shared_flags_of(r)) argv.push_back(f);
-  for (const auto& d : include_dirs_of(r)) argv.push_back("-I" + d);
-  for (const auto& d : r.defines) argv.push_back("-D" + d);
+  for (auto& o : compile_options(r)) argv.push_back(std::move(o));
   if (is_nvcc(compiler))
     argv.insert(argv.end(), {"-E", "-Xcompiler", "-dM"});
   else
@@ -349,7 +356,7 @@ build_result builder::build(const build_request& r) const {
   const std::string text = r.source_text.empty() ? util::read_file(r.source.string()) : r.source_text;
   out.source_hash = util::hash_text(text);
   const std::string& compiler = r.compiler.empty() ? compiler_ : r.compiler;
-  const std::vector<std::string> include_dirs = include_dirs_of(r), shared = shared_flags_of(r);
+  const std::vector<std::string> include_dirs = include_dirs_of(r);
   const std::string name = r.source.empty() ? "candidate.cpp" : r.source.filename().string();
   out.key = build_key(r, identity(compiler), processor_identity(compiler_));
 
@@ -358,11 +365,7 @@ build_result builder::build(const build_request& r) const {
   const auto src = cache_dir_ / (out.key + r.source.extension().string());
   out.shared_object = so;
 
-  std::vector<std::string> options;
-  for (const auto& f : r.flags) options.push_back(f);
-  for (const auto& f : shared) options.push_back(f);
-  for (const auto& d : include_dirs) options.push_back("-I" + d);
-  for (const auto& d : r.defines) options.push_back("-D" + d);
+  const std::vector<std::string> options = compile_options(r);
   out.command = compiler;
   for (const auto& o : options) out.command += " " + o;
   out.command += " " + src.string() + " -o " + so.string();

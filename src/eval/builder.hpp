@@ -53,10 +53,10 @@ class builder {
   // The compiler's version line, asked once (throws galapagos::error when it does not run).
   const std::string& identity(const std::string& compiler) const;
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
-  // The macros defined after preprocessing r's source file with r's compiler, flags, the
-  // toolchain's target flags, include folders and defines (`-E -dM`), one "#define NAME VALUE" per line: what a build of r sees,
-  // conditionals and headers resolved. Empty when r has no file or carries a text of its own, or
-  // when the compiler cannot tell (it fails, or takes over 60 s).
+  // The macros defined after preprocessing r's source file with the options its build passes
+  // (flags, the toolchain's target flags, include folders, defines; `-E -dM`), one
+  // "#define NAME VALUE" per line: what a build of r sees, conditionals and headers resolved. Empty when r has no file or carries
+  // a text of its own, or when the compiler cannot tell (it fails, or takes over 60 s).
   std::string defined_macros(const build_request& r) const;
 
  private:

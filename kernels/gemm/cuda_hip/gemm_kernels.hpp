@@ -451,15 +451,15 @@ __global__ void __launch_bounds__(NT)
       }
       __syncthreads();
 #else
-        if (s > first) {
-          load_a(ra, A, P, m0, s * BK, tid);
-          load_b(rb, B, P, s * BK, n0, tid);
-          store_a(as0, ra, tid);
-          store_b(bs0, rb, tid);
-          __syncthreads();
-        }
-        compute_slab(acc, as0, bs0, row0, col0);
-        __syncthreads();  // before the next slab overwrites the buffer
+      if (s > first) {
+        load_a(ra, A, P, m0, s * BK, tid);
+        load_b(rb, B, P, s * BK, n0, tid);
+        store_a(as0, ra, tid);
+        store_b(bs0, rb, tid);
+        __syncthreads();
+      }
+      compute_slab(acc, as0, bs0, row0, col0);
+      __syncthreads();  // before the next slab overwrites the buffer
 #endif
     }
 
