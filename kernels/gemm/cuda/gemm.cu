@@ -10,6 +10,7 @@
 // device pointers; sizes: m, n, k. Launches asynchronously on `stream`.
 //
 // Extra parameter points that tools/check-gpu-templates.sh compiles (besides the defaults):
+// glp-check-point: -DGLP_REAL=double -DGLP_MMA=0
 // glp-check-point: -DGLP_REAL=double -DGLP_BM=32 -DGLP_BN=32 -DGLP_BK=32 -DGLP_WM=16 -DGLP_WN=16 -DGLP_TM=2 -DGLP_TN=4 -DGLP_DOUBLE_BUFFER=0 -DGLP_VEC=1
 // glp-check-point: -DGLP_REAL=double -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=float -DGLP_BM=256 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
@@ -68,6 +69,37 @@
 #endif
 #ifndef GLP_BLOCKS_PER_SM
 #define GLP_BLOCKS_PER_SM 3
+#endif
+#endif
+// float64 defaults where every architecture nvcc builds for is sm_90 or later (__CUDA_ARCH_LIST__,
+// which the host and the device pass both see; its first entry is the lowest) and no kernel is
+// named: the tensor-core kernel at the best point measured on an H100 at the `tune` shape, 0.92x of
+// cuBLAS (docs/BENCHMARKS.md, "dgemm: where the template's best points lie"; m16n8k8 needs sm_90):
+// 64 x 64 x 16 blocks (BM, BN, BK, WM and SPLITK 1 as ../cuda_hip/gemm_kernels.hpp's defaults) of
+// 32 x 32 warp tiles, 2 stages, 4 blocks per SM. Elsewhere, or with GLP_MMA given, the SIMT defaults.
+#define GLP_FIRST_ARCH_(a, ...) a
+#define GLP_FIRST_ARCH(...) GLP_FIRST_ARCH_(__VA_ARGS__, 0)
+#if (!defined(GLP_REAL) || !GLP_JOIN(GLP_F32_, GLP_REAL)) && !defined(GLP_MMA) && defined(__CUDA_ARCH_LIST__)
+#if GLP_FIRST_ARCH(__CUDA_ARCH_LIST__) >= 900
+#define GLP_MMA 3
+#ifndef GLP_WN
+#define GLP_WN 32
+#endif
+#ifndef GLP_TM  // TM, TN, VEC: the values the tensor-core points hold (family.toml's constraints)
+#define GLP_TM 1
+#endif
+#ifndef GLP_TN
+#define GLP_TN 1
+#endif
+#ifndef GLP_VEC
+#define GLP_VEC 1
+#endif
+#ifndef GLP_STAGES
+#define GLP_STAGES 2
+#endif
+#ifndef GLP_BLOCKS_PER_SM
+#define GLP_BLOCKS_PER_SM 4
+#endif
 #endif
 #endif
 #include "../cuda_hip/gemm_kernels.hpp"
