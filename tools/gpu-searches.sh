@@ -6,6 +6,9 @@
 # timed interleaved with the library baselines. Results files and logs go to OUT.
 #   GALAPAGOS_SEARCH_BUDGET   evaluations per search (default: the config's budget)
 #   GALAPAGOS_SEARCH_TIMEOUT  seconds per search before it is stopped (default 900)
+# A results file already in OUT (OUT/NAME.h5, e.g. carried back from an earlier call that the
+# time limit stopped) is resumed instead of started again: `galapagos resume` goes on from its
+# checkpoint to the budget and the final rounds, on this machine.
 set -u
 cd "$(dirname "$0")/.."
 out=${1:?usage: tools/gpu-searches.sh OUT FAMILY...}
@@ -21,11 +24,16 @@ for family in "$@"; do
   [[ -f configs/$family.toml ]] && config=configs/$family.toml name=$family
   [[ -f $config ]] || { echo "gpu-searches: no $config" >&2; status=2; continue; }
   start=$(date +%s)
-  timeout "${GALAPAGOS_SEARCH_TIMEOUT:-900}" "$galapagos" run "$config" --out "$out/$name.h5" "${extra[@]}" \
-    >"$out/$name.log" 2>&1
+  command=(run "$config" --out "$out/$name.h5")
+  if [[ -f $out/$name.h5 ]]; then
+    command=(resume "$out/$name.h5")
+    echo "== $family: resuming $out/$name.h5"
+  fi
+  logged=$(cat "$out/$name.log" 2>/dev/null | wc -l)  # this call's lines follow an earlier call's
+  timeout "${GALAPAGOS_SEARCH_TIMEOUT:-900}" "$galapagos" "${command[@]}" "${extra[@]}" >>"$out/$name.log" 2>&1
   rc=$?
   [[ $rc -eq 0 ]] || status=1
   echo "== $family: exit $rc after $(( $(date +%s) - start )) s"
-  grep -E '^(baseline|search:|winner|  |island [0-9]+: (the device|profil))' "$out/$name.log" | head -40
+  tail -n +"$((logged + 1))" "$out/$name.log" | grep -E '^(baseline|search:|winner|  |island [0-9]+: (the device|profil))' | head -40
 done
 exit $status
