@@ -136,6 +136,32 @@ std::optional<genome> search_space::sample_fresh(rng& r, int max_tries, const st
   return std::nullopt;
 }
 
+std::optional<genome> search_space::sample_fresh_with(rng& r, int max_tries, std::size_t param, int value,
+                                                      const std::function<bool(const genome&)>& fresh) const {
+  if (param >= params_.size() || value < 0 || static_cast<std::size_t>(value) >= params_[param].values.size())
+    return std::nullopt;
+  if (points_) return pick_listed(*points_, r, max_tries, [&](const genome& g) { return g[param] == value && fresh(g); });
+  genome g(params_.size());
+  for (int t = 0; t < max_tries; ++t) {
+    for (std::size_t i = 0; i < params_.size(); ++i)
+      g[i] = i == param ? value : r.below(static_cast<int>(params_[i].values.size()));
+    if (is_valid(g) && fresh(g)) return g;
+  }
+  return std::nullopt;
+}
+
+std::optional<genome> search_space::pick_listed(const std::vector<genome>& points, rng& r, int max_tries,
+                                                const std::function<bool(const genome&)>& wanted) {
+  if (points.empty()) return std::nullopt;
+  for (int t = 0; t < max_tries; ++t)
+    if (const auto& g = points[static_cast<std::size_t>(r.below(static_cast<int>(points.size())))]; wanted(g)) return g;
+  std::optional<genome> out;
+  int matches = 0;
+  for (const auto& g : points)  // reservoir sampling: each match kept with probability 1/matches
+    if (wanted(g) && r.below(++matches) == 0) out = g;
+  return out;
+}
+
 std::uint64_t search_space::count_valid(std::uint64_t limit) const {
   std::uint64_t count = 0;
   if (limit == 0) return 0;

@@ -38,6 +38,14 @@ class search_space {
   // point in max_tries is not the end where valid points are rare (one in 540 of the gemm CUDA
   // space: one such sample in 40 fails): up to 16 of them are drawn again.
   std::optional<genome> sample_fresh(rng& r, int max_tries, const std::function<bool(const genome&)>& fresh) const;
+  // As sample_fresh, among the valid points whose parameter `param` holds value index `value`:
+  // drawn with that value fixed (a listed space: from its points), none when max_tries find none.
+  std::optional<genome> sample_fresh_with(rng& r, int max_tries, std::size_t param, int value,
+                                          const std::function<bool(const genome&)>& fresh) const;
+  // A uniform pick among the `points` for which `wanted` holds: max_tries random picks, then one
+  // pass over them all (a rare match is still found); none when no point matches.
+  static std::optional<genome> pick_listed(const std::vector<genome>& points, rng& r, int max_tries,
+                                           const std::function<bool(const genome&)>& wanted);
   // Counts valid points by enumeration, stopping at `limit` (returns limit when reached).
   std::uint64_t count_valid(std::uint64_t limit) const;
   // Calls f on every valid genome in lexicographic order until f returns false.

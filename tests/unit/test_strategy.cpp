@@ -328,6 +328,42 @@ TEST(Strategy, ForestFirstBatchFillsTheSpaceWithinTheConstraints) {
   EXPECT_GT(forest_extremes, random_extremes + 0.4);                                           // measured: 3.98 against 3.39 of 4
 }
 
+// A value that few valid points hold (here a = 0, valid only with b = 9: 4 of 364 points) is in
+// the forest's first batch: its random samples are drawn to bring values not yet measured, both
+// where the valid points are listed and where they are drawn with the value fixed (`pool` below
+// their count). Measured: 25 and 28 of 40 seeds; uniform samples 1 (8 * 4 / 364 expected: 3.5).
+TEST(Strategy, ForestFirstBatchReachesAValueFewValidPointsHold) {
+  std::vector<core::parameter> p = {{"a", {}}, {"b", {}}, {"c", {"0", "1", "2", "3"}}};
+  for (int v = 0; v < 10; ++v) {
+    p[0].values.push_back(std::to_string(v));
+    p[1].values.push_back(std::to_string(v));
+  }
+  const core::search_space space(p, [](const core::genome& g) { return g[0] != 0 || g[1] == 9; });
+  auto seeds_reaching = [&](const std::string& kind, int pool) {
+    int reached = 0, values = 0;
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      core::strategy_settings s;
+      s.kind = kind;
+      s.pool = pool;
+      const auto batch = core::make_strategy(space, s, seed)->propose(8);
+      EXPECT_EQ(batch.size(), 8u);
+      std::set<int> a;
+      for (const auto& g : batch) {
+        EXPECT_TRUE(space.is_valid(g)) << kind;
+        a.insert(g[0]);
+      }
+      reached += a.contains(0);
+      values += static_cast<int>(a.size());
+    }
+    if (kind == "forest") EXPECT_GE(values, 40 * 7) << "pool " << pool << ": values of a in the first batches";
+    return reached;
+  };
+  const int random = seeds_reaching("random", 20000);
+  EXPECT_GE(seeds_reaching("forest", 20000), 20) << "listed valid points; random search: " << random;
+  EXPECT_GE(seeds_reaching("forest", 50), 20) << "drawn with the value fixed; random search: " << random;
+  EXPECT_LE(random, 10);
+}
+
 // The surrogate of the forest strategy: fitted to a function of two interacting parameters plus
 // noise-free distractors, it ranks unseen points as the function does and is unsure away from
 // the data.
