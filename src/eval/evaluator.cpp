@@ -372,12 +372,13 @@ measurement evaluator::evaluate(const candidate_source& c) {
   if (!timed_run(*s, p, m, warm, 0, c, true)) return done();
   const double diff = [&] {
     phase_timer pt(s->phase_s, "timed: determinism check");
-    return p.max_relative_difference();
+    return p.max_difference_ulps();
   }();
-  if (diff > settings_.checks.determinism_ulps * std::numeric_limits<double>::epsilon()) {
+  if (diff > settings_.checks.determinism_ulps) {
     m.status = candidate_status::nondeterministic;
-    char buf[120];
-    std::snprintf(buf, sizeof buf, "two runs on identical inputs differ by %.3e relative", diff);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "two runs on identical inputs differ by %.3g ulps of the output scale (at most %g)", diff,
+                  settings_.checks.determinism_ulps);
     m.reason = buf;
     return done();
   }

@@ -653,7 +653,7 @@ void problem::snapshot_outputs() {
     if (sl.spec->direction != intent::in) copy_bytes(sl.snapshot.data(), arena_.data() + sl.offset, sl.snapshot.size());
 }
 
-double problem::max_relative_difference() const {
+double problem::max_difference_ulps() const {
   double worst = 0;
   for (const auto& sl : slots_) {
     if (sl.spec->direction == intent::in) continue;
@@ -661,7 +661,9 @@ double problem::max_relative_difference() const {
     const std::byte* before = sl.snapshot.data();
     const std::byte* scale_of = reference_current_ ? sl.expected.data() : before;
     const auto [diff, scale] = output_difference(sl.spec->type, now, before, scale_of, sl.count);
-    worst = std::max(worst, scale > 0 ? diff / scale : diff);
+    const double ulp =
+        sl.spec->type == dtype::float32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+    worst = std::max(worst, (scale > 0 ? diff / scale : diff) / ulp);
   }
   return worst;
 }

@@ -100,11 +100,12 @@ class problem {
   // NaN/Inf), which every judgement includes.
   enum class judge { reference, checker, basic };
   verdict verify(judge how = judge::reference, check_fn checker = nullptr, std::uint64_t check_seed = 0);
-  // Keeps a copy of the arena's outputs now; max_relative_difference() is the largest difference
-  // between the arena's outputs then and now, relative to the reference scale (for the
-  // determinism check).
+  // Keeps a copy of the arena's outputs now; max_difference_ulps() is the largest difference
+  // between the arena's outputs then and now, relative to the reference scale, in units of the
+  // output's own precision (the machine epsilon of float64 or float32; float64's for integers), for
+  // the determinism check.
   void snapshot_outputs();
-  double max_relative_difference() const;
+  double max_difference_ulps() const;
 
   // The request that runs the candidate on the arena. From here on nothing in the arena is
   // believed until verify() compared it again.

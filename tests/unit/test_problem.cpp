@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "eval/arena.hpp"
 #include "eval/family_process.hpp"
@@ -124,11 +125,40 @@ TEST(ProblemOutputs, EveryBadElementIsFoundWhereverItIs) {
       v[at] = u[at];
       EXPECT_EQ(p.verify(ge::problem::judge::basic).status, ge::candidate_status::ok);
       p.snapshot_outputs();
-      EXPECT_EQ(p.max_relative_difference(), 0.0);
+      EXPECT_EQ(p.max_difference_ulps(), 0.0);
       v[at] = std::nextafter(v[at], 2.0);
-      EXPECT_GT(p.max_relative_difference(), 0.0) << "misalign " << misalign << ", element " << at;
+      EXPECT_GT(p.max_difference_ulps(), 0.0) << "misalign " << misalign << ", element " << at;
       v[at] = NAN;
-      EXPECT_EQ(p.max_relative_difference(), INFINITY) << "misalign " << misalign << ", element " << at;
+      EXPECT_EQ(p.max_difference_ulps(), INFINITY) << "misalign " << misalign << ", element " << at;
     }
   }
+}
+
+// The determinism check counts in ulps of the output's own precision: float32 outputs that differ
+// in their last bits (atomic additions in another order) are within the 64-ulp threshold, as
+// float64 ones are; a difference far beyond float32's precision is not, nor is one element
+// changed by a float64 ulp in a float64 output counted as more than a float64 ulp.
+TEST(ProblemOutputs, DeterminismIsCountedInTheOutputsOwnUlps) {
+  const gf::family family = gf::load_family("gemm_f32", {kernels});
+  const gf::sizes sizes{13, 11, 7};  // m, n, k: C is m x n, the last argument
+  ge::family_process code{family, &ge::problem::serve};
+  ge::arena shared{ge::problem::arena_bytes(family, sizes)};
+  ge::problem p(family, sizes, shared, code);
+  p.fill(3, 1);
+  p.stage();
+  p.run_request();
+  std::size_t c_offset = 0;
+  for (const std::int64_t count : {13 * 7, 7 * 11, 1, 1})
+    c_offset += ge::arena::slot_bytes(static_cast<std::size_t>(count) * 4, 0);
+  float* C = reinterpret_cast<float*>(shared.data() + c_offset);
+  for (int i = 0; i < 13 * 11; ++i) C[i] = 1.0f + static_cast<float>(i % 17) / 17.0f;  // scale within [1, 2)
+  p.snapshot_outputs();
+  EXPECT_EQ(p.max_difference_ulps(), 0.0);
+  C[5] = std::nextafter(C[5], 4.0f);  // one float32 ulp of an element below the scale
+  EXPECT_GT(p.max_difference_ulps(), 0.0);
+  EXPECT_LE(p.max_difference_ulps(), 1.0);
+  C[5] *= 1.0f + 8 * std::numeric_limits<float>::epsilon();
+  EXPECT_LT(p.max_difference_ulps(), 64.0);
+  C[7] *= 1.0f + 1e-4f;  // about 840 float32 ulps
+  EXPECT_GT(p.max_difference_ulps(), 64.0);
 }
