@@ -1,11 +1,12 @@
 // gemm / gemm_f32, tuned CUDA template: C = alpha*A*B + beta*C, row-major, element type GLP_REAL
 // (double for gemm, float for gemm_f32: the family's flags set it). A thin launcher: the kernel,
 // the parameters (GLP_BM, GLP_BN, GLP_BK, GLP_WM, GLP_WN, GLP_TM, GLP_TN, GLP_DOUBLE_BUFFER,
-// GLP_VEC) and the argument checks are in ../cuda_hip/gemm_kernels.hpp, shared with the HIP
-// template hip/gemm.hip. GLP_ASYNC = 1 runs the same SIMT kernel with its slabs copied by cp.async
-// (gemm_async.cuh: GLP_STAGES slabs in flight, GLP_BLOCKS_PER_SM); GLP_MMA > 0 (float64 only) the
-// FP64 tensor-core kernel of gemm_mma.cuh instead (GLP_STAGES, and the same BM, BN, BK, WM, WN;
-// docs/gemm.md).
+// GLP_VEC, GLP_SPLITK, GLP_STREAMK) and the argument checks are in ../cuda_hip/gemm_kernels.hpp,
+// shared with the HIP template hip/gemm.hip. GLP_ASYNC = 1 runs the same SIMT kernel with its slabs
+// copied by cp.async (gemm_async.cuh: GLP_STAGES slabs in flight, GLP_BLOCKS_PER_SM); GLP_MMA > 0
+// (float64 only) the FP64 tensor-core kernel of gemm_mma.cuh instead (GLP_STAGES, and the same BM,
+// BN, BK, WM, WN; docs/gemm.md). gemm_launch.cuh launches each of them (stream-K's grid, and the
+// product started beside scale_c on sm_90).
 // args: A, B, alpha, beta (in; alpha and beta one element each, read on the device), C (inout),
 // device pointers; sizes: m, n, k. Launches asynchronously on `stream`.
 //
@@ -17,6 +18,10 @@
 // glp-check-point: -DGLP_REAL=float -DGLP_BM=64 -DGLP_BN=32 -DGLP_BK=32 -DGLP_WM=64 -DGLP_WN=16 -DGLP_TM=8 -DGLP_TN=1 -DGLP_DOUBLE_BUFFER=0 -DGLP_VEC=2
 // glp-check-point: -DGLP_REAL=float -DGLP_SPLITK=3 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=float
+// glp-check-point: -DGLP_REAL=float -DGLP_STREAMK=0 -DGLP_SPLITK=3
+// glp-check-point: -DGLP_REAL=float -DGLP_ASYNC=0 -DGLP_STREAMK=1 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
+// glp-check-point: -DGLP_REAL=double -DGLP_STREAMK=1
+// glp-check-point: -DGLP_REAL=double -DGLP_MMA=0 -DGLP_STREAMK=1
 // glp-check-point: -DGLP_REAL=float -DGLP_ASYNC=1 -DGLP_STAGES=3 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=float -DGLP_ASYNC=1 -DGLP_STAGES=4 -DGLP_BLOCKS_PER_SM=3 -DGLP_SPLITK=2 -DGLP_BM=64 -DGLP_BN=256 -DGLP_BK=32 -DGLP_WM=32 -DGLP_WN=64 -DGLP_TM=4 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=1
 // glp-check-point: -DGLP_REAL=double -DGLP_ASYNC=1 -DGLP_STAGES=2 -DGLP_BM=64 -DGLP_BN=64 -DGLP_BK=16 -DGLP_WM=32 -DGLP_WN=16 -DGLP_TM=4 -DGLP_TN=4 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=2
@@ -62,7 +67,10 @@
 #define GLP_VEC 1
 #endif
 #ifndef GLP_SPLITK
-#define GLP_SPLITK 3
+#define GLP_SPLITK 1
+#endif
+#ifndef GLP_STREAMK
+#define GLP_STREAMK 1
 #endif
 #ifndef GLP_STAGES
 #define GLP_STAGES 4
@@ -103,6 +111,7 @@
 #endif
 #endif
 #include "../cuda_hip/gemm_kernels.hpp"
+#include "gemm_launch.cuh"
 #if GLP_MMA
 #include "gemm_mma.cuh"
 #elif GLP_ASYNC
@@ -114,15 +123,14 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   glp_gemm::plan p;
   if (const int rc = glp_gemm::make_plan(args, nargs, sizes, p)) return rc;
   if (p.empty) return 0;
-  if (glp_gemm::SPLITK > 1)  // the splits add into C: scale it by beta first, in stream order
+  if (glp_gemm::ADDS)  // the blocks add into C: scale it by beta first, in stream order
     glp_gemm::scale_c<<<p.scale_blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(p.C, p.beta, p.P.m * p.P.n);
 #if GLP_MMA
   return glp_gemm_mma::launch(p, static_cast<cudaStream_t>(stream));
 #elif GLP_ASYNC
   return glp_gemm_async::launch(p, static_cast<cudaStream_t>(stream));
 #else
-  glp_gemm::gemm_kernel<<<p.grid, p.block, 0, static_cast<cudaStream_t>(stream)>>>(p.A, p.B, p.alpha, p.beta, p.C, p.P);
-  return cudaGetLastError() == cudaSuccess ? 0 : 6;
+  return glp_gemm_launch::launch_product(glp_gemm::gemm_kernel, p, p.block, 0, static_cast<cudaStream_t>(stream));
 #endif
 }
 // galapagos:evolve-end

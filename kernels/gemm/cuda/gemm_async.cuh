@@ -13,7 +13,7 @@
 //   a thread's TM x TN tile is split in groups of 16 bytes (4 floats, 2 doubles) spread across the
 //   warp tile, so that a warp's 16-byte shared loads of one group are consecutive.
 //
-// Parameters: GLP_BM, GLP_BN, GLP_BK, GLP_WM, GLP_WN, GLP_TM, GLP_TN, GLP_VEC, GLP_SPLITK as for
+// Parameters: GLP_BM, GLP_BN, GLP_BK, GLP_WM, GLP_WN, GLP_TM, GLP_TN, GLP_VEC, GLP_SPLITK, GLP_STREAMK as for
 // the register-staged kernel (VEC is the width of B's copies); GLP_STAGES 2..4 slabs in flight;
 // GLP_BLOCKS_PER_SM the blocks the compiler must fit on one SM (__launch_bounds__' minimum: above
 // 1 it caps the registers per thread, trading spills for more warps to hide latency).
@@ -24,6 +24,7 @@
 #include <cuda_runtime.h>
 
 #include "../cuda_hip/gemm_kernels.hpp"
+#include "gemm_launch.cuh"
 #include "gemm_pipeline.cuh"
 
 #ifndef GLP_STAGES
@@ -158,12 +159,10 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
   });
 }
 
-// Launches the kernel for a plan of glp_gemm::make_plan (with SPLITK > 1, after the launcher's
+// Launches the kernel for a plan of glp_gemm::make_plan (when the blocks add, after the launcher's
 // scale_c): 0, or 6 when CUDA refused.
 inline int launch(const plan& p, cudaStream_t stream) {
-  if (cudaFuncSetAttribute(gemm_async_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes) != cudaSuccess) return 6;
-  gemm_async_kernel<<<p.grid, p.block, kSharedBytes, stream>>>(p.A, p.B, p.alpha, p.beta, p.C, p.P);
-  return cudaGetLastError() == cudaSuccess ? 0 : 6;
+  return glp_gemm_launch::launch_product(gemm_async_kernel, p, p.block, kSharedBytes, stream);
 }
 
 }  // namespace glp_gemm_async

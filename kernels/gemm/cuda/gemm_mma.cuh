@@ -19,8 +19,8 @@
 //   GLP_STAGES   slabs in flight (2, 3 or 4).
 //   GLP_BLOCKS_PER_SM  blocks the compiler must fit on one SM (__launch_bounds__' minimum): above 1
 //                it caps the registers per thread, trading spills for more warps in flight.
-//   GLP_BM, GLP_BN, GLP_BK, GLP_WM, GLP_WN, GLP_SPLITK as for the SIMT kernel; BK a multiple of
-//                the shape's k.
+//   GLP_BM, GLP_BN, GLP_BK, GLP_WM, GLP_WN, GLP_SPLITK, GLP_STREAMK as for the SIMT kernel; BK a
+//                multiple of the shape's k.
 // The shared slabs take STAGES*(BM*(BK+4) + BK*(BN+4))*8 bytes of dynamic shared memory (the
 // launcher raises the kernel's limit); the accumulators WM*WN/32 doubles per thread.
 #ifndef GLP_GEMM_MMA_CUH
@@ -29,6 +29,7 @@
 #include <cuda_runtime.h>
 
 #include "../cuda_hip/gemm_kernels.hpp"
+#include "gemm_launch.cuh"
 #include "gemm_pipeline.cuh"
 
 #ifndef GLP_STAGES
@@ -202,6 +203,7 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
         });
 
     // C = alpha*acc + beta*C (beta == 0: C is not read), only inside the matrix.
+    if (glp_gemm::ADDS) glp_gemm::wait_for_scale();
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
@@ -209,7 +211,7 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
 #pragma unroll
         for (int v = 0; v < ND; ++v) {
           const int64_t gi = m0 + wm0 + i * MR + g + 8 * (v / 2), gj = n0 + wn0 + j * 8 + 2 * t + v % 2;
-          if (gi < P.m && gj < P.n && glp_gemm::SPLITK > 1) {  // C was scaled by beta: add this split's share
+          if (gi < P.m && gj < P.n && glp_gemm::ADDS) {  // C was scaled by beta: add this block's share
             atomicAdd(C + gi * P.n + gj, alpha * acc[i][j][v]);
           } else if (gi < P.m && gj < P.n) {
             double* c = C + gi * P.n + gj;
@@ -220,12 +222,10 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
   });
 }
 
-// Launches the kernel for a plan of glp_gemm::make_plan (with SPLITK > 1, after the launcher's
+// Launches the kernel for a plan of glp_gemm::make_plan (when the blocks add, after the launcher's
 // scale_c): 0, or 6 when CUDA refused.
 inline int launch(const glp_gemm::plan& p, cudaStream_t stream) {
-  if (cudaFuncSetAttribute(gemm_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes) != cudaSuccess) return 6;
-  gemm_mma_kernel<<<p.grid, NT, kSharedBytes, stream>>>(p.A, p.B, p.alpha, p.beta, p.C, p.P);
-  return cudaGetLastError() == cudaSuccess ? 0 : 6;
+  return glp_gemm_launch::launch_product(gemm_mma_kernel, p, dim3(NT, 1, 1), kSharedBytes, stream);
 }
 
 }  // namespace glp_gemm_mma

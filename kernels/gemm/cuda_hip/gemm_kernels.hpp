@@ -39,6 +39,11 @@
 //                    scaled C by beta (scale_c): more blocks for shapes whose tiles fill the SMs'
 //                    last wave badly. The additions' order varies from run to run (by a few
 //                    roundings, far inside the tolerance and the determinism check).
+//   GLP_STREAMK      0 or 1: 1 shares out the tiles' k slabs, laid end to end, in equal runs among
+//                    the grid's blocks (stream-K: every block does the same work, no partial last
+//                    wave); a tile cut between blocks is added into C atomically after scale_c, as
+//                    with SPLITK > 1 (which stream-K ignores otherwise). The CUDA launcher starts one
+//                    block per SM slot the kernel's occupancy allows; any grid is correct.
 //   GLP_MMA          0 here. The CUDA template's tensor-core kernel (cuda/gemm_mma.cuh) is chosen
 //                    by GLP_MMA > 0: the SIMT kernel below and its checks are then not compiled
 //                    (TM, TN, DOUBLE_BUFFER and VEC mean nothing to it), only make_plan is used.
@@ -95,6 +100,12 @@
 #endif
 #if GLP_SPLITK < 1 || GLP_SPLITK > 16
 #error "gemm: GLP_SPLITK must be 1..16"
+#endif
+#ifndef GLP_STREAMK
+#define GLP_STREAMK 0
+#endif
+#if GLP_STREAMK != 0 && GLP_STREAMK != 1
+#error "gemm: GLP_STREAMK must be 0 or 1"
 #endif
 
 #if GLP_BM < 1 || GLP_BN < 1 || GLP_BK < 1 || GLP_WM < 1 || GLP_WN < 1 || GLP_TM < 1 || GLP_TN < 1
@@ -154,6 +165,17 @@ struct problem {
 };
 
 constexpr int SPLITK = GLP_SPLITK;
+constexpr bool STREAMK = GLP_STREAMK == 1;
+// The blocks add their shares into C, which the launcher's scale_c has scaled by beta first.
+constexpr bool ADDS = SPLITK > 1 || STREAMK;
+
+// Before a block's first addition into C: waits for scale_c when the launcher let the product start
+// beside it (programmatic dependent launch, sm_90 and later); returns at once otherwise.
+__device__ __forceinline__ void wait_for_scale() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
 
 // The k slabs of this block's split: [first, last).
 __device__ __forceinline__ void split_range(const problem& P, int64_t& first, int64_t& last) {
@@ -163,18 +185,37 @@ __device__ __forceinline__ void split_range(const problem& P, int64_t& first, in
 }
 
 // Calls body(m0, n0, first, last) for every BM x BN tile of C this block owns (grid-stride: x over
-// column tiles, y over row tiles), with its split's k slabs [first, last) (grid z).
+// column tiles, y over row tiles), with its split's k slabs [first, last) (grid z). Stream-K: the
+// block's equal run of units (one unit = one tile's k slab; tile after tile, k fastest), cut at
+// tile boundaries, whatever the grid's shape.
 template <class Body>
 __device__ __forceinline__ void for_each_tile(const problem& P, const Body& body) {
   const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN;
+  if constexpr (STREAMK) {
+    const int64_t blocks = static_cast<int64_t>(gridDim.x) * gridDim.y * gridDim.z;
+    const int64_t b = blockIdx.x + static_cast<int64_t>(gridDim.x) * (blockIdx.y + static_cast<int64_t>(gridDim.y) * blockIdx.z);
+    const int64_t kslabs = (P.k + BK - 1) / BK, units = mtiles * ntiles * kslabs;
+    const int64_t end = (b + 1) * units / blocks;
+    for (int64_t u = b * units / blocks; u < end;) {
+      const int64_t tile = u / kslabs, first = u % kslabs;
+      const int64_t last = first + (end - u) < kslabs ? first + (end - u) : kslabs;
+      body((tile / ntiles) * BM, (tile % ntiles) * BN, first, last);
+      u += last - first;
+    }
+    return;
+  }
   int64_t first, last;
   split_range(P, first, last);
   for (int64_t tm = blockIdx.y; tm < mtiles; tm += gridDim.y)
     for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) body(tm * BM, tn * BN, first, last);
 }
 
-// C = beta*C (0 when beta == 0: C's input is not read), before the splits add into it.
+// C = beta*C (0 when beta == 0: C's input is not read), before the splits add into it. On sm_90 and
+// later it lets the product start at once (the product waits in wait_for_scale before it adds).
 __global__ void scale_c(real* __restrict__ C, const real* __restrict__ beta_p, int64_t count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
   const real beta = *beta_p;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
@@ -279,11 +320,13 @@ __device__ __forceinline__ void compute_slab(real (&acc)[TM][TN], const real* __
 
 // C = alpha*acc + beta*C for one thread's TM x TN tile (beta == 0: C is not read), only inside the
 // matrix: element (i, j) at row r0 + (i/RG)*RS + i%RG, column c0 + (j/CG)*CS + j%CG (the groups of
-// compute_slab). With SPLITK > 1 the launcher has scaled C by beta and the share is added atomically.
+// compute_slab). When the blocks add (ADDS) the launcher has scaled C by beta and the share is added
+// atomically.
 template <int RG = TM, int RS = 0, int CG = TN, int CS = 0>
 __device__ __forceinline__ void store_tile(real* __restrict__ C, const real (&acc)[TM][TN], const problem& P, int64_t r0,
                                            int64_t c0, real alpha, real beta) {
-  if (SPLITK > 1) {  // the launcher has scaled C by beta: add this split's share
+  if (ADDS) {  // the launcher has scaled C by beta: add this block's share
+    wait_for_scale();
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -478,7 +521,7 @@ struct plan {
   problem P{};
   bool empty = false;  // m == 0 or n == 0: nothing to do
   dim3 grid, block;
-  unsigned scale_blocks = 1;  // SPLITK > 1: scale_c's grid (256 threads per block) before the product
+  unsigned scale_blocks = 1;  // ADDS: scale_c's grid (256 threads per block) before the product
 };
 
 inline bool aligned(const void* p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0; }
@@ -513,7 +556,8 @@ inline int make_plan(const glp_arg* args, int nargs, const int64_t* sizes, plan&
   const int64_t mt = (m + BM - 1) / BM, nt = (n + BN - 1) / BN;
   p.grid = dim3(static_cast<unsigned>(nt < 2147483647 ? nt : 2147483647), static_cast<unsigned>(mt < 65535 ? mt : 65535),
                 static_cast<unsigned>(SPLITK));
-  p.scale_blocks = static_cast<unsigned>((m * n + 255) / 256 < 65535 ? (m * n + 255) / 256 : 65535);
+  // At most 1024 blocks (grid-stride): few enough to be resident beside the product's first blocks.
+  p.scale_blocks = static_cast<unsigned>((m * n + 255) / 256 < 1024 ? (m * n + 255) / 256 : 1024);
   p.block = dim3(NT, 1, 1);
   return 0;
 }

@@ -13,6 +13,7 @@
 // glp-check-point: -DGLP_REAL=float -DGLP_BM=256 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=float -DGLP_BM=64 -DGLP_BN=32 -DGLP_BK=32 -DGLP_WM=64 -DGLP_WN=16 -DGLP_TM=8 -DGLP_TN=1 -DGLP_DOUBLE_BUFFER=0 -DGLP_VEC=2
 // glp-check-point: -DGLP_REAL=double -DGLP_SPLITK=2 -DGLP_BM=64 -DGLP_BN=64 -DGLP_BK=16 -DGLP_WM=32 -DGLP_WN=16 -DGLP_TM=4 -DGLP_TN=4 -DGLP_DOUBLE_BUFFER=0 -DGLP_VEC=2
+// glp-check-point: -DGLP_REAL=float -DGLP_STREAMK=1 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 #ifndef GLP_HIP_ON_CUDA
 #include <hip/hip_runtime.h>
 #endif
@@ -25,7 +26,7 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   glp_gemm::plan p;
   if (const int rc = glp_gemm::make_plan(args, nargs, sizes, p)) return rc;
   if (p.empty) return 0;
-  if (glp_gemm::SPLITK > 1)  // the splits add into C: scale it by beta first, in stream order
+  if (glp_gemm::ADDS)  // the blocks add into C: scale it by beta first, in stream order
     hipLaunchKernelGGL(glp_gemm::scale_c, dim3(p.scale_blocks), dim3(256), 0, static_cast<hipStream_t>(stream), p.C, p.beta,
                        p.P.m * p.P.n);
   hipLaunchKernelGGL(glp_gemm::gemm_kernel, p.grid, p.block, 0, static_cast<hipStream_t>(stream), p.A, p.B, p.alpha, p.beta,
