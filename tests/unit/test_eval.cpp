@@ -374,6 +374,8 @@ TEST(Builder, TheMacrosABuildSeesAreForTheTargetTheToolchainNames) {
   const std::string macros = gpu.defined_macros(cu);
   EXPECT_NE(macros.find("#define GLP_ASYNC 1\n"), std::string::npos) << macros.substr(0, 400);
   EXPECT_NE(macros.find("#define GLP_STAGES 4\n"), std::string::npos);
+  EXPECT_NE(macros.find("#define GLP_STREAMK 1\n"), std::string::npos);  // stream-K, so no k splits
+  EXPECT_NE(macros.find("#define GLP_SPLITK 1\n"), std::string::npos);
 
   // gemm's (float64) CUDA defaults are the tensor-core kernel where the target is sm_90 or later
   // (m16n8k8), the SIMT kernel below it: the same source, told apart by the target flags alone.
@@ -382,7 +384,7 @@ TEST(Builder, TheMacrosABuildSeesAreForTheTargetTheToolchainNames) {
   cu.flags = f64.backend("cuda").tmpl.flags;
   const std::string hopper = gpu.defined_macros(cu);
   for (const char* d : {"MMA 3", "BM 64", "BN 64", "BK 16", "WM 32", "WN 32", "TM 1", "TN 1", "DOUBLE_BUFFER 1", "VEC 1",
-                        "SPLITK 1", "STAGES 2", "BLOCKS_PER_SM 4"})
+                        "SPLITK 1", "STREAMK 0", "STAGES 2", "BLOCKS_PER_SM 4"})
     EXPECT_NE(hopper.find(std::string("#define GLP_") + d + "\n"), std::string::npos) << d << ": " << hopper.substr(0, 400);
   cu.shared_flags[1] = "arch=compute_80,code=sm_80";
   const std::string ampere = gpu.defined_macros(cu);
