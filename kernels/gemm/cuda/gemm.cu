@@ -35,8 +35,9 @@
 
 // float32 defaults (used only where a parameter is not given; the tile parameters of
 // ../cuda_hip/gemm_kernels.hpp otherwise): the best point measured on an H100 at the `tune` shape,
-// 0.89x of cuBLAS (docs/BENCHMARKS.md, "sgemm: slabs copied by cp.async"), which a search starts
-// from (`template_first`). GLP_F32_<type> tells the element types apart in the preprocessor.
+// stream-K with the scaling pass overlapped, 0.89x of cuBLAS (docs/BENCHMARKS.md, "Stream-K in the
+// space"), which a search starts from (`template_first`). GLP_F32_<type> tells the element types
+// apart in the preprocessor.
 #define GLP_F32_float 1
 #define GLP_F32_double 0
 #define GLP_JOIN_(a, b) a##b
