@@ -13,8 +13,9 @@
 //   a thread's TM x TN tile is split in groups of 16 bytes (4 floats, 2 doubles) spread across the
 //   warp tile, so that a warp's 16-byte shared loads of one group are consecutive.
 //
-// Parameters: GLP_BM, GLP_BN, GLP_BK, GLP_WM, GLP_WN, GLP_TM, GLP_TN, GLP_VEC, GLP_SPLITK, GLP_STREAMK as for
-// the register-staged kernel (VEC is the width of B's copies); GLP_STAGES 2..4 slabs in flight;
+// Parameters: GLP_BM, GLP_BN, GLP_BK, GLP_WM, GLP_WN, GLP_TM, GLP_TN, GLP_VEC, GLP_SPLITK,
+// GLP_STREAMK as for the register-staged kernel (VEC is the width of B's copies); GLP_STAGES 2..4
+// slabs in flight;
 // GLP_BLOCKS_PER_SM the blocks the compiler must fit on one SM (__launch_bounds__' minimum: above
 // 1 it caps the registers per thread, trading spills for more warps to hide latency).
 // Shared memory: STAGES*BK*(LDA + LDB) reals (the launcher raises the kernel's limit).

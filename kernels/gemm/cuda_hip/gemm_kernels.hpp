@@ -210,7 +210,7 @@ __device__ __forceinline__ void for_each_tile(const problem& P, const Body& body
     for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) body(tm * BM, tn * BN, first, last);
 }
 
-// C = beta*C (0 when beta == 0: C's input is not read), before the splits add into it. On sm_90 and
+// C = beta*C (0 when beta == 0: C's input is not read), before the blocks add into it. On sm_90 and
 // later it lets the product start at once (the product waits in wait_for_scale before it adds).
 __global__ void scale_c(real* __restrict__ C, const real* __restrict__ beta_p, int64_t count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
