@@ -6,7 +6,7 @@
 // copied by cp.async (gemm_async.cuh: GLP_STAGES slabs in flight, GLP_BLOCKS_PER_SM); GLP_MMA > 0
 // (float64 only) the FP64 tensor-core kernel of gemm_mma.cuh instead (GLP_STAGES, and the same BM,
 // BN, BK, WM, WN; docs/gemm.md). gemm_launch.cuh launches each of them (stream-K's grid, and the
-// product started beside scale_c on sm_90).
+// scaling pass scale_c before blocks that add into C, with the product started beside it on sm_90).
 // args: A, B, alpha, beta (in; alpha and beta one element each, read on the device), C (inout),
 // device pointers; sizes: m, n, k. Launches asynchronously on `stream`.
 //
@@ -21,6 +21,9 @@
 // glp-check-point: -DGLP_REAL=float -DGLP_STREAMK=0 -DGLP_SPLITK=3
 // glp-check-point: -DGLP_REAL=float -DGLP_ASYNC=0 -DGLP_STREAMK=1 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=double -DGLP_STREAMK=1
+// glp-check-point: -DGLP_REAL=double -DGLP_STREAMK=2
+// glp-check-point: -DGLP_REAL=float -DGLP_STREAMK=2
+// glp-check-point: -DGLP_REAL=float -DGLP_ASYNC=0 -DGLP_STREAMK=2 -DGLP_BM=64 -DGLP_BN=64 -DGLP_BK=16 -DGLP_WM=32 -DGLP_WN=32 -DGLP_TM=4 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=2
 // glp-check-point: -DGLP_REAL=double -DGLP_MMA=0 -DGLP_STREAMK=1
 // glp-check-point: -DGLP_REAL=float -DGLP_ASYNC=1 -DGLP_STAGES=3 -DGLP_BM=128 -DGLP_BN=128 -DGLP_BK=8 -DGLP_WM=64 -DGLP_WN=32 -DGLP_TM=8 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=4
 // glp-check-point: -DGLP_REAL=float -DGLP_ASYNC=1 -DGLP_STAGES=4 -DGLP_BLOCKS_PER_SM=3 -DGLP_SPLITK=2 -DGLP_BM=64 -DGLP_BN=256 -DGLP_BK=32 -DGLP_WM=32 -DGLP_WN=64 -DGLP_TM=4 -DGLP_TN=8 -DGLP_DOUBLE_BUFFER=1 -DGLP_VEC=1
@@ -124,8 +127,6 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   glp_gemm::plan p;
   if (const int rc = glp_gemm::make_plan(args, nargs, sizes, p)) return rc;
   if (p.empty) return 0;
-  if (glp_gemm::ADDS)  // the blocks add into C: scale it by beta first, in stream order
-    glp_gemm::scale_c<<<p.scale_blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(p.C, p.beta, p.P.m * p.P.n);
 #if GLP_MMA
   return glp_gemm_mma::launch(p, static_cast<cudaStream_t>(stream));
 #elif GLP_ASYNC

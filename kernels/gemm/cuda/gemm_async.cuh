@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
   const int col0 = (warp % NWN) * WN + (lane % (WN / TN)) * CG;
   const real alpha = *alpha_p, beta = *beta_p;
 
-  for_each_tile(P, [&](int64_t m0, int64_t n0, int64_t first, int64_t last) {
+  for_each_tile(P, [&](int64_t m0, int64_t n0, int64_t first, int64_t last, bool adds) {
     const copier cp(A, B, P, m0, n0, tid);
     real acc[TM][TN];
 #pragma unroll
@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
           const real* as = smem + stage * STAGE;
           compute_slab<RG, RS, CG, CS>(acc, as, as + BK * LDA, row0, col0);
         });
-    store_tile<RG, RS, CG, CS>(C, acc, P, m0 + row0, n0 + col0, alpha, beta);
+    store_tile<RG, RS, CG, CS>(C, acc, P, m0 + row0, n0 + col0, alpha, beta, adds);
   });
 }
 

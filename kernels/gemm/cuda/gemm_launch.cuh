@@ -4,10 +4,12 @@
 //   launch_product(kernel, p, block, shared_bytes, stream)
 //     grid: make_plan's (column tiles x row tiles x k splits), or with GLP_STREAMK one block per SM
 //     slot that the kernel's occupancy allows on the current device (the blocks share out the work
-//     themselves: glp_gemm::for_each_tile);
-//     when the blocks add into C (glp_gemm::ADDS: the launcher's scale_c runs first) on compute
-//     capability 9.0 or later, the product may start while scale_c runs (programmatic dependent
-//     launch; its blocks wait in glp_gemm::wait_for_scale before their first addition).
+//     themselves: glp_gemm::for_each_tile; with GLP_STREAMK 2 the tiles of the grid's full waves
+//     stay whole, problem::whole_tiles);
+//     when blocks add into C (glp_gemm::ADDS), scale_c first scales the tiles they add into by
+//     beta; on compute capability 9.0 or later the product may then start while scale_c runs
+//     (programmatic dependent launch; its blocks wait in glp_gemm::wait_for_scale before their
+//     first addition). Without a scaling pass the product is launched in plain stream order.
 //     Returns 0, or 6 when CUDA refused.
 #ifndef GLP_GEMM_LAUNCH_CUH
 #define GLP_GEMM_LAUNCH_CUH
@@ -21,34 +23,56 @@ namespace glp_gemm_launch {
 using kernel_fn = void (*)(const glp_gemm::real*, const glp_gemm::real*, const glp_gemm::real*, const glp_gemm::real*,
                            glp_gemm::real*, glp_gemm::problem);
 
+// What a launch needs to know about the device, queried once per kernel and device (per thread).
+struct device_facts {
+  kernel_fn kernel = nullptr;
+  int device = -1;
+  int major = 0;  // compute capability
+  int slots = 0;  // blocks of the kernel resident at once on the whole device
+};
+
 inline int launch_product(kernel_fn kernel, const glp_gemm::plan& p, dim3 block, int shared_bytes, cudaStream_t stream) {
   if (shared_bytes > 0 && cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes) != cudaSuccess)
     return 6;
-  int dev = 0, major = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
-    return 6;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 6;
+  thread_local device_facts facts;
+  if (facts.kernel != kernel || facts.device != dev) {
+    int major = 0, sms = 0, per_sm = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block.x * block.y * block.z),
+                                                      static_cast<size_t>(shared_bytes)) != cudaSuccess ||
+        per_sm < 1)
+      return 6;
+    facts = device_facts{kernel, dev, major, sms * per_sm};
+  }
+  glp_gemm::problem P = p.P;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = p.grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = static_cast<size_t>(shared_bytes);
   cfg.stream = stream;
   if (glp_gemm::STREAMK) {
-    int sms = 0, per_sm = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block.x * block.y * block.z),
-                                                      static_cast<size_t>(shared_bytes)) != cudaSuccess ||
-        per_sm < 1)
-      return 6;
-    cfg.gridDim = dim3(static_cast<unsigned>(sms * per_sm));
+    cfg.gridDim = dim3(static_cast<unsigned>(facts.slots));
+    if (glp_gemm::STREAMK_WHOLE_WAVES) {  // the full waves' tiles whole, the last partial wave's shared out
+      const int64_t tiles = (P.m + glp_gemm::BM - 1) / glp_gemm::BM * ((P.n + glp_gemm::BN - 1) / glp_gemm::BN);
+      P.whole_tiles = tiles - tiles % facts.slots;
+    }
   }
   cudaLaunchAttribute overlap[1];
   overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap[0].val.programmaticStreamSerializationAllowed = 1;
-  if (glp_gemm::ADDS && major >= 9) {
-    cfg.attrs = overlap;
-    cfg.numAttrs = 1;
+  if (glp_gemm::ADDS) {  // scale what the blocks add into (k splits: all of C; stream-K: the shared tiles)
+    if (const unsigned blocks = glp_gemm::scale_blocks(P, P.whole_tiles)) {
+      glp_gemm::scale_c<<<blocks, 256, 0, stream>>>(p.C, p.beta, P, P.whole_tiles);
+      if (facts.major >= 9) {  // without a scaling pass before it the product must wait for the stream
+        cfg.attrs = overlap;
+        cfg.numAttrs = 1;
+      }
+    }
   }
-  if (cudaLaunchKernelEx(&cfg, kernel, p.A, p.B, p.alpha, p.beta, p.C, p.P) != cudaSuccess) return 6;
+  if (cudaLaunchKernelEx(&cfg, kernel, p.A, p.B, p.alpha, p.beta, p.C, P) != cudaSuccess) return 6;
   return cudaGetLastError() == cudaSuccess ? 0 : 6;
 }
 

@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
   const int g = lane / 4, t = lane % 4;
   const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;  // the warp tile in the block tile
   const double alpha = *alpha_p, beta = *beta_p;
-  glp_gemm::for_each_tile(P, [&](int64_t m0, int64_t n0, int64_t first, int64_t last) {
+  glp_gemm::for_each_tile(P, [&](int64_t m0, int64_t n0, int64_t first, int64_t last, bool adds) {
     const copier cp(A, B, P, m0, n0, tid);
     double acc[MI][NJ][ND];
 #pragma unroll
@@ -203,7 +203,7 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
         });
 
     // C = alpha*acc + beta*C (beta == 0: C is not read), only inside the matrix.
-    if (glp_gemm::ADDS) glp_gemm::wait_for_scale();
+    if (glp_gemm::ADDS && adds) glp_gemm::wait_for_scale();
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
 #pragma unroll
         for (int v = 0; v < ND; ++v) {
           const int64_t gi = m0 + wm0 + i * MR + g + 8 * (v / 2), gj = n0 + wn0 + j * 8 + 2 * t + v % 2;
-          if (gi < P.m && gj < P.n && glp_gemm::ADDS) {  // C was scaled by beta: add this block's share
+          if (gi < P.m && gj < P.n && glp_gemm::ADDS && adds) {  // C was scaled by beta: add this block's share
             atomicAdd(C + gi * P.n + gj, alpha * acc[i][j][v]);
           } else if (gi < P.m && gj < P.n) {
             double* c = C + gi * P.n + gj;
@@ -222,7 +222,7 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
   });
 }
 
-// Launches the kernel for a plan of glp_gemm::make_plan (when the blocks add, after the launcher's
+// Launches the kernel for a plan of glp_gemm::make_plan (when blocks add, after the launcher's
 // scale_c): 0, or 6 when CUDA refused.
 inline int launch(const glp_gemm::plan& p, cudaStream_t stream) {
   return glp_gemm_launch::launch_product(gemm_mma_kernel, p, dim3(NT, 1, 1), kSharedBytes, stream);

@@ -39,11 +39,14 @@
 //                    scaled C by beta (scale_c): more blocks for shapes whose tiles fill the SMs'
 //                    last wave badly. The additions' order varies from run to run (by a few
 //                    roundings, far inside the tolerance and the determinism check).
-//   GLP_STREAMK      0 or 1: 1 shares out the tiles' k slabs, laid end to end, in equal runs among
-//                    the grid's blocks (stream-K: every block does the same work, no partial last
-//                    wave); a tile cut between blocks is added into C atomically after scale_c, as
-//                    with SPLITK > 1 (which stream-K ignores otherwise). The CUDA launcher starts one
-//                    block per SM slot the kernel's occupancy allows; any grid is correct.
+//   GLP_STREAMK      0, 1 or 2: 1 shares out the tiles' k slabs, laid end to end, in equal runs
+//                    among the grid's blocks (stream-K: every block does the same work, no partial
+//                    last wave); a tile cut between blocks is added into C atomically after scale_c,
+//                    as with SPLITK > 1 (which stream-K ignores otherwise). 2 (the CUDA launcher
+//                    only; elsewhere as 1): the tiles of the grid's full waves are whole, one block
+//                    each, written as without stream-K, and only the last partial wave's tiles are
+//                    shared out so (scale_c scales just those). The CUDA launcher starts one block
+//                    per SM slot the kernel's occupancy allows; any grid is correct.
 //   GLP_MMA          0 here. The CUDA template's tensor-core kernel (cuda/gemm_mma.cuh) is chosen
 //                    by GLP_MMA > 0: the SIMT kernel below and its checks are then not compiled
 //                    (TM, TN, DOUBLE_BUFFER and VEC mean nothing to it), only make_plan is used.
@@ -104,8 +107,8 @@
 #ifndef GLP_STREAMK
 #define GLP_STREAMK 0
 #endif
-#if GLP_STREAMK != 0 && GLP_STREAMK != 1
-#error "gemm: GLP_STREAMK must be 0 or 1"
+#if GLP_STREAMK < 0 || GLP_STREAMK > 2
+#error "gemm: GLP_STREAMK must be 0, 1 or 2"
 #endif
 
 #if GLP_BM < 1 || GLP_BN < 1 || GLP_BK < 1 || GLP_WM < 1 || GLP_WN < 1 || GLP_TM < 1 || GLP_TN < 1
@@ -162,11 +165,15 @@ struct problem {
   int64_t m, n, k;
   bool vec_a, vec_b, vec_c;  // VEC-wide global accesses allowed (row lengths and base addresses)
   int64_t kper;              // k slabs (of BK) per split: block z takes slabs [z*kper, (z+1)*kper)
+  int64_t whole_tiles;       // stream-K: tiles [0, whole_tiles) are one block's each (round robin),
+                             // the rest are shared out in runs of k slabs; 0 unless the launcher sets it
 };
 
 constexpr int SPLITK = GLP_SPLITK;
-constexpr bool STREAMK = GLP_STREAMK == 1;
-// The blocks add their shares into C, which the launcher's scale_c has scaled by beta first.
+constexpr bool STREAMK = GLP_STREAMK != 0;
+constexpr bool STREAMK_WHOLE_WAVES = GLP_STREAMK == 2;  // the launcher sets problem::whole_tiles
+// Blocks may add their shares into C, which the launcher's scale_c has scaled by beta first (where
+// they add: every tile with k splits, the tiles from problem::whole_tiles on with stream-K).
 constexpr bool ADDS = SPLITK > 1 || STREAMK;
 
 // Before a block's first addition into C: waits for scale_c when the launcher let the product start
@@ -184,22 +191,26 @@ __device__ __forceinline__ void split_range(const problem& P, int64_t& first, in
   last = first + P.kper < kslabs ? first + P.kper : kslabs;
 }
 
-// Calls body(m0, n0, first, last) for every BM x BN tile of C this block owns (grid-stride: x over
-// column tiles, y over row tiles), with its split's k slabs [first, last) (grid z). Stream-K: the
-// block's equal run of units (one unit = one tile's k slab; tile after tile, k fastest), cut at
-// tile boundaries, whatever the grid's shape.
+// Calls body(m0, n0, first, last, adds) for every BM x BN tile of C this block owns (grid-stride:
+// x over column tiles, y over row tiles), with its split's k slabs [first, last) (grid z); `adds`:
+// the block's share is added into the scaled C (k splits). Stream-K: first the whole tiles below
+// problem::whole_tiles, round robin over the blocks (adds false); then the block's equal run of
+// the other tiles' units (one unit = one tile's k slab; tile after tile, k fastest), cut at tile
+// boundaries, whatever the grid's shape (adds true).
 template <class Body>
 __device__ __forceinline__ void for_each_tile(const problem& P, const Body& body) {
   const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN;
   if constexpr (STREAMK) {
     const int64_t blocks = static_cast<int64_t>(gridDim.x) * gridDim.y * gridDim.z;
     const int64_t b = blockIdx.x + static_cast<int64_t>(gridDim.x) * (blockIdx.y + static_cast<int64_t>(gridDim.y) * blockIdx.z);
-    const int64_t kslabs = (P.k + BK - 1) / BK, units = mtiles * ntiles * kslabs;
+    const int64_t kslabs = (P.k + BK - 1) / BK;
+    for (int64_t tile = b; tile < P.whole_tiles; tile += blocks) body((tile / ntiles) * BM, (tile % ntiles) * BN, 0, kslabs, false);
+    const int64_t units = (mtiles * ntiles - P.whole_tiles) * kslabs;
     const int64_t end = (b + 1) * units / blocks;
     for (int64_t u = b * units / blocks; u < end;) {
-      const int64_t tile = u / kslabs, first = u % kslabs;
+      const int64_t tile = P.whole_tiles + u / kslabs, first = u % kslabs;
       const int64_t last = first + (end - u) < kslabs ? first + (end - u) : kslabs;
-      body((tile / ntiles) * BM, (tile % ntiles) * BN, first, last);
+      body((tile / ntiles) * BM, (tile % ntiles) * BN, first, last, true);
       u += last - first;
     }
     return;
@@ -207,19 +218,25 @@ __device__ __forceinline__ void for_each_tile(const problem& P, const Body& body
   int64_t first, last;
   split_range(P, first, last);
   for (int64_t tm = blockIdx.y; tm < mtiles; tm += gridDim.y)
-    for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) body(tm * BM, tn * BN, first, last);
+    for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) body(tm * BM, tn * BN, first, last, SPLITK > 1);
 }
 
-// C = beta*C (0 when beta == 0: C's input is not read), before the blocks add into it. On sm_90 and
-// later it lets the product start at once (the product waits in wait_for_scale before it adds).
-__global__ void scale_c(real* __restrict__ C, const real* __restrict__ beta_p, int64_t count) {
+// C = beta*C (0 when beta == 0: C's input is not read) on the tiles from `first_tile` on (row-major
+// order of BM x BN tiles, as for_each_tile counts them), before the blocks add into them. Grid-
+// stride over rows, the block's threads across a row. On sm_90 and later it lets the product start
+// at once (the product waits in wait_for_scale before it adds).
+__global__ void scale_c(real* __restrict__ C, const real* __restrict__ beta_p, problem P, int64_t first_tile) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
   const real beta = *beta_p;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    C[i] = beta == real(0) ? real(0) : beta * C[i];
+  const int64_t ntiles = (P.n + BN - 1) / BN, first_row_tile = first_tile / ntiles;
+  for (int64_t r = first_row_tile * BM + blockIdx.x; r < P.m; r += gridDim.x) {
+    // In the first row of tiles the shared tiles start at column tile first_tile % ntiles.
+    const int64_t c0 = r / BM == first_row_tile ? (first_tile % ntiles) * BN : 0;
+    real* row = C + r * P.n;
+    for (int64_t c = c0 + threadIdx.x; c < P.n; c += blockDim.x) row[c] = beta == real(0) ? real(0) : beta * row[c];
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -320,12 +337,12 @@ __device__ __forceinline__ void compute_slab(real (&acc)[TM][TN], const real* __
 
 // C = alpha*acc + beta*C for one thread's TM x TN tile (beta == 0: C is not read), only inside the
 // matrix: element (i, j) at row r0 + (i/RG)*RS + i%RG, column c0 + (j/CG)*CS + j%CG (the groups of
-// compute_slab). When the blocks add (ADDS) the launcher has scaled C by beta and the share is added
-// atomically.
+// compute_slab). When the block adds (`adds`: for_each_tile's) the launcher has scaled C by beta and
+// the share is added atomically.
 template <int RG = TM, int RS = 0, int CG = TN, int CS = 0>
 __device__ __forceinline__ void store_tile(real* __restrict__ C, const real (&acc)[TM][TN], const problem& P, int64_t r0,
-                                           int64_t c0, real alpha, real beta) {
-  if (ADDS) {  // the launcher has scaled C by beta: add this block's share
+                                           int64_t c0, real alpha, real beta, bool adds) {
+  if (ADDS && adds) {  // the launcher has scaled C by beta: add this block's share
     wait_for_scale();
 #pragma unroll
     for (int i = 0; i < TM; ++i)
@@ -462,7 +479,7 @@ __global__ void __launch_bounds__(NT)
   const int col0 = (warp % NWN) * WN + (lane % (WN / TN)) * TN;
   const real alpha = *alpha_p, beta = *beta_p;
 
-  for_each_tile(P, [&](int64_t m0, int64_t n0, int64_t first, int64_t kslabs) {
+  for_each_tile(P, [&](int64_t m0, int64_t n0, int64_t first, int64_t kslabs, bool adds) {
     real acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
@@ -506,7 +523,7 @@ __global__ void __launch_bounds__(NT)
 #endif
     }
 
-    store_tile(C, acc, P, m0 + row0, n0 + col0, alpha, beta);
+    store_tile(C, acc, P, m0 + row0, n0 + col0, alpha, beta, adds);
   });
 }
 
@@ -521,10 +538,19 @@ struct plan {
   problem P{};
   bool empty = false;  // m == 0 or n == 0: nothing to do
   dim3 grid, block;
-  unsigned scale_blocks = 1;  // ADDS: scale_c's grid (256 threads per block) before the product
 };
 
 inline bool aligned(const void* p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0; }
+
+// scale_c's grid for the tiles from `first_tile` on: one block (of 256 threads) per row of C they
+// cover, at most 1024 (grid-stride: few enough to be resident beside the product's first blocks);
+// 0 when no tile is left.
+inline unsigned scale_blocks(const problem& P, int64_t first_tile) {
+  const int64_t ntiles = (P.n + BN - 1) / BN;
+  if (first_tile >= (P.m + BM - 1) / BM * ntiles) return 0;
+  const int64_t rows = P.m - first_tile / ntiles * BM;
+  return static_cast<unsigned>(rows < 1024 ? rows : 1024);
+}
 
 // args: A (m*k), B (k*n), alpha (1), beta (1), C (m*n); sizes: m, n, k. 0 or the ABI error code.
 inline int make_plan(const glp_arg* args, int nargs, const int64_t* sizes, plan& p) {
@@ -552,12 +578,11 @@ inline int make_plan(const glp_arg* args, int nargs, const int64_t* sizes, plan&
                 VEC > 1 && k % VEC == 0 && aligned(p.A, vb),
                 VEC > 1 && n % VEC == 0 && aligned(p.B, vb),
                 VEC > 1 && n % VEC == 0 && aligned(p.C, vb),
-                (kslabs + SPLITK - 1) / SPLITK};
+                (kslabs + SPLITK - 1) / SPLITK,
+                0};
   const int64_t mt = (m + BM - 1) / BM, nt = (n + BN - 1) / BN;
   p.grid = dim3(static_cast<unsigned>(nt < 2147483647 ? nt : 2147483647), static_cast<unsigned>(mt < 65535 ? mt : 65535),
                 static_cast<unsigned>(SPLITK));
-  // At most 1024 blocks (grid-stride): few enough to be resident beside the product's first blocks.
-  p.scale_blocks = static_cast<unsigned>((m * n + 255) / 256 < 1024 ? (m * n + 255) / 256 : 1024);
   p.block = dim3(NT, 1, 1);
   return 0;
 }
