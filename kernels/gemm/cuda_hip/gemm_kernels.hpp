@@ -203,12 +203,13 @@ __device__ __forceinline__ void for_each_tile(const problem& P, const Body& body
   if constexpr (STREAMK) {
     const int64_t blocks = static_cast<int64_t>(gridDim.x) * gridDim.y * gridDim.z;
     const int64_t b = blockIdx.x + static_cast<int64_t>(gridDim.x) * (blockIdx.y + static_cast<int64_t>(gridDim.y) * blockIdx.z);
-    const int64_t kslabs = (P.k + BK - 1) / BK;
-    for (int64_t tile = b; tile < P.whole_tiles; tile += blocks) body((tile / ntiles) * BM, (tile % ntiles) * BN, 0, kslabs, false);
-    const int64_t units = (mtiles * ntiles - P.whole_tiles) * kslabs;
+    const int64_t kslabs = (P.k + BK - 1) / BK, whole = STREAMK_WHOLE_WAVES ? P.whole_tiles : 0;
+    if constexpr (STREAMK_WHOLE_WAVES)
+      for (int64_t tile = b; tile < whole; tile += blocks) body((tile / ntiles) * BM, (tile % ntiles) * BN, 0, kslabs, false);
+    const int64_t units = (mtiles * ntiles - whole) * kslabs;
     const int64_t end = (b + 1) * units / blocks;
     for (int64_t u = b * units / blocks; u < end;) {
-      const int64_t tile = P.whole_tiles + u / kslabs, first = u % kslabs;
+      const int64_t tile = whole + u / kslabs, first = u % kslabs;
       const int64_t last = first + (end - u) < kslabs ? first + (end - u) : kslabs;
       body((tile / ntiles) * BM, (tile % ntiles) * BN, first, last, true);
       u += last - first;
