@@ -55,10 +55,7 @@ inline int launch_product(kernel_fn kernel, const glp_gemm::plan& p, dim3 block,
   cfg.stream = stream;
   if (glp_gemm::STREAMK) {
     cfg.gridDim = dim3(static_cast<unsigned>(facts.slots));
-    if (glp_gemm::STREAMK_WHOLE_WAVES) {  // the full waves' tiles whole, the last partial wave's shared out
-      const int64_t tiles = (P.m + glp_gemm::BM - 1) / glp_gemm::BM * ((P.n + glp_gemm::BN - 1) / glp_gemm::BN);
-      P.whole_tiles = tiles - tiles % facts.slots;
-    }
+    if (glp_gemm::STREAMK_WHOLE_WAVES) P.whole_tiles = glp_gemm::whole_wave_tiles(P, facts.slots);
   }
   cudaLaunchAttribute overlap[1];
   overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;

@@ -543,6 +543,13 @@ struct plan {
 
 inline bool aligned(const void* p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0; }
 
+// Stream-K with whole waves (GLP_STREAMK 2) on a grid of `blocks`: the tiles of its full waves,
+// problem::whole_tiles (none when the tiles do not fill one wave).
+inline int64_t whole_wave_tiles(const problem& P, int64_t blocks) {
+  const int64_t tiles = (P.m + BM - 1) / BM * ((P.n + BN - 1) / BN);
+  return tiles - tiles % blocks;
+}
+
 // scale_c's grid for the tiles from `first_tile` on: one block (of 256 threads) per row of C they
 // cover, at most 1024 (grid-stride: few enough to be resident beside the product's first blocks);
 // 0 when no tile is left.
