@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # gpu_gemm_points.sh GALAPAGOS SOURCE_DIR: on a machine with an NVIDIA GPU, evaluates the CUDA gemm
-# template at points whose blocks add into C (k splits, stream-K, the product started beside the
-# scaling pass on sm_90), at stream-K points whose full waves' tiles are written whole (STREAMK 2:
-# the scaling pass covers only the shared tiles) and at points that write C once, float32 and
-# float64: every one must be
-# accepted by every check (acceptance shapes including k = 1 and odd sizes, verified timed runs,
-# the determinism check in the output's own ulps). Elsewhere skips (exit 77).
+# template at points whose blocks add into C (k splits and stream-K adding atomically, the product
+# started beside the scaling pass on sm_90; stream-K in k order, STREAMK 2: a cut tile's shares
+# written one after another through its turn counter, no scaling pass) and at points that write C
+# once, float32 and float64: every one must be accepted by every check (acceptance shapes including
+# k = 1 and odd sizes, verified timed runs, the determinism check in the output's own ulps).
+# Elsewhere skips (exit 77).
 set -u
 galapagos=$1 src=$2
 if ! nvidia-smi -L >/dev/null 2>&1; then

@@ -5,8 +5,9 @@
 // shared with the HIP template hip/gemm.hip. GLP_ASYNC = 1 runs the same SIMT kernel with its slabs
 // copied by cp.async (gemm_async.cuh: GLP_STAGES slabs in flight, GLP_BLOCKS_PER_SM); GLP_MMA > 0
 // (float64 only) the FP64 tensor-core kernel of gemm_mma.cuh instead (GLP_STAGES, and the same BM,
-// BN, BK, WM, WN; docs/gemm.md). gemm_launch.cuh launches each of them (stream-K's grid, and the
-// scaling pass scale_c before blocks that add into C, with the product started beside it on sm_90).
+// BN, BK, WM, WN; docs/gemm.md). gemm_launch.cuh launches each of them (stream-K's grid, the turn
+// counters of stream-K in k order, and the scaling pass scale_c before blocks that add into C
+// atomically, with the product started beside it on sm_90).
 // args: A, B, alpha, beta (in; alpha and beta one element each, read on the device), C (inout),
 // device pointers; sizes: m, n, k. Launches asynchronously on `stream`.
 //

@@ -156,7 +156,9 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
           const real* as = smem + stage * STAGE;
           compute_slab<RG, RS, CG, CS>(acc, as, as + BK * LDA, row0, col0);
         });
+    await_turn(P, m0, n0, first);
     store_tile<RG, RS, CG, CS>(C, acc, P, m0 + row0, n0 + col0, alpha, beta, adds);
+    pass_turn(P, m0, n0, first, last);
   });
 }
 

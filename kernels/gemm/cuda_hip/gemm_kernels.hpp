@@ -43,10 +43,14 @@
 //                    among the grid's blocks (stream-K: every block does the same work, no partial
 //                    last wave); a tile cut between blocks is added into C atomically after scale_c,
 //                    as with SPLITK > 1 (which stream-K ignores otherwise). 2 (the CUDA launcher
-//                    only; elsewhere as 1): the tiles of the grid's full waves are whole, one block
-//                    each, written as without stream-K, and only the last partial wave's tiles are
-//                    shared out so (scale_c scales just those). The CUDA launcher starts one block
-//                    per SM slot the kernel's occupancy allows; any grid is correct.
+//                    only; elsewhere as 1): the same runs, but the shares of a cut tile reach C one
+//                    after another in k order, through the tile's turn counter (problem::turns):
+//                    the share holding slab 0 writes alpha*acc + beta*C, each later one waits for
+//                    the counter to reach its first slab and adds with plain loads and stores. No
+//                    scaling pass, no atomic additions, the same sum on every run. A block takes its
+//                    run's leading piece, the only one that may wait, last: every wait is for a
+//                    block with a lower index, which never waits for a higher one. The CUDA launcher
+//                    starts one block per SM slot the kernel's occupancy allows; any grid is correct.
 //   GLP_MMA          0 here. The CUDA template's tensor-core kernel (cuda/gemm_mma.cuh) is chosen
 //                    by GLP_MMA > 0: the SIMT kernel below and its checks are then not compiled
 //                    (TM, TN, DOUBLE_BUFFER and VEC mean nothing to it), only make_plan is used.
@@ -165,16 +169,24 @@ struct problem {
   int64_t m, n, k;
   bool vec_a, vec_b, vec_c;  // VEC-wide global accesses allowed (row lengths and base addresses)
   int64_t kper;              // k slabs (of BK) per split: block z takes slabs [z*kper, (z+1)*kper)
-  int64_t whole_tiles;       // stream-K: tiles [0, whole_tiles) are one block's each (round robin),
-                             // the rest are shared out in runs of k slabs; 0 unless the launcher sets it
+  unsigned* turns;           // GLP_STREAMK 2: per tile of C, the k slabs already in C (0 between
+                             // calls); nullptr (adds atomically after scale_c) unless the launcher sets it
 };
 
 constexpr int SPLITK = GLP_SPLITK;
 constexpr bool STREAMK = GLP_STREAMK != 0;
-constexpr bool STREAMK_WHOLE_WAVES = GLP_STREAMK == 2;  // the launcher sets problem::whole_tiles
-// Blocks may add their shares into C, which the launcher's scale_c has scaled by beta first (where
-// they add: every tile with k splits, the tiles from problem::whole_tiles on with stream-K).
+constexpr bool STREAMK_IN_ORDER = GLP_STREAMK == 2;  // with problem::turns: shares reach C in k order
+// Blocks may add their shares into C: after the launcher's scale_c has scaled it by beta (k splits,
+// stream-K), or in k order after the share that writes beta*C (stream-K with problem::turns).
 constexpr bool ADDS = SPLITK > 1 || STREAMK;
+
+// Tiles of C (BM x BN), k slabs (BK deep) and a tile's row-major index, as the blocks count them.
+__host__ __device__ inline int64_t row_tiles(const problem& P) { return (P.m + BM - 1) / BM; }
+__host__ __device__ inline int64_t column_tiles(const problem& P) { return (P.n + BN - 1) / BN; }
+__host__ __device__ inline int64_t k_slabs(const problem& P) { return (P.k + BK - 1) / BK; }
+__host__ __device__ inline int64_t tile_index(const problem& P, int64_t m0, int64_t n0) {
+  return m0 / BM * column_tiles(P) + n0 / BN;
+}
 
 // Before a block's first addition into C: waits for scale_c when the launcher let the product start
 // beside it (programmatic dependent launch, sm_90 and later); returns at once otherwise.
@@ -186,33 +198,37 @@ __device__ __forceinline__ void wait_for_scale() {
 
 // The k slabs of this block's split: [first, last).
 __device__ __forceinline__ void split_range(const problem& P, int64_t& first, int64_t& last) {
-  const int64_t kslabs = (P.k + BK - 1) / BK;
+  const int64_t kslabs = k_slabs(P);
   first = static_cast<int64_t>(blockIdx.z) * P.kper;
   last = first + P.kper < kslabs ? first + P.kper : kslabs;
 }
 
 // Calls body(m0, n0, first, last, adds) for every BM x BN tile of C this block owns (grid-stride:
 // x over column tiles, y over row tiles), with its split's k slabs [first, last) (grid z); `adds`:
-// the block's share is added into the scaled C (k splits). Stream-K: first the whole tiles below
-// problem::whole_tiles, round robin over the blocks (adds false); then the block's equal run of
-// the other tiles' units (one unit = one tile's k slab; tile after tile, k fastest), cut at tile
-// boundaries, whatever the grid's shape (adds true).
+// the block's share is added into C (k splits). Stream-K: the block's equal run of units (one unit
+// = one tile's k slab; tile after tile, k fastest), cut at tile boundaries, whatever the grid's
+// shape; every share adds (after scale_c), or with problem::turns every share but the one holding
+// slab 0, and the run's leading piece, when it starts inside a tile, comes last (it is the one
+// share of the run that waits for another block: await_turn).
 template <class Body>
 __device__ __forceinline__ void for_each_tile(const problem& P, const Body& body) {
-  const int64_t mtiles = (P.m + BM - 1) / BM, ntiles = (P.n + BN - 1) / BN;
+  const int64_t mtiles = row_tiles(P), ntiles = column_tiles(P);
   if constexpr (STREAMK) {
     const int64_t blocks = static_cast<int64_t>(gridDim.x) * gridDim.y * gridDim.z;
     const int64_t b = blockIdx.x + static_cast<int64_t>(gridDim.x) * (blockIdx.y + static_cast<int64_t>(gridDim.y) * blockIdx.z);
-    const int64_t kslabs = (P.k + BK - 1) / BK, whole = STREAMK_WHOLE_WAVES ? P.whole_tiles : 0;
-    if constexpr (STREAMK_WHOLE_WAVES)
-      for (int64_t tile = b; tile < whole; tile += blocks) body((tile / ntiles) * BM, (tile % ntiles) * BN, 0, kslabs, false);
-    const int64_t units = (mtiles * ntiles - whole) * kslabs;
-    const int64_t end = (b + 1) * units / blocks;
-    for (int64_t u = b * units / blocks; u < end;) {
-      const int64_t tile = whole + u / kslabs, first = u % kslabs;
-      const int64_t last = first + (end - u) < kslabs ? first + (end - u) : kslabs;
-      body((tile / ntiles) * BM, (tile % ntiles) * BN, first, last, true);
-      u += last - first;
+    const int64_t kslabs = k_slabs(P), units = mtiles * ntiles * kslabs;
+    const int64_t begin = b * units / blocks, end = (b + 1) * units / blocks;
+    const bool in_order = STREAMK_IN_ORDER && P.turns != nullptr;
+    // The leading piece [begin, lead_end) waits in k order for the block before: it comes last.
+    const int64_t next_tile = begin < end ? (begin / kslabs + 1) * kslabs : end;
+    const int64_t lead_end = in_order && begin < end && begin % kslabs != 0 ? (next_tile < end ? next_tile : end) : begin;
+    for (int64_t done = 0; done < end - begin;) {  // units [lead_end, end), then [begin, lead_end)
+      const int64_t u = lead_end + done < end ? lead_end + done : begin + (lead_end + done - end);
+      const int64_t stop = u >= lead_end ? end : lead_end;
+      const int64_t tile = u / kslabs, first = u % kslabs;
+      const int64_t last = first + (stop - u) < kslabs ? first + (stop - u) : kslabs;
+      body((tile / ntiles) * BM, (tile % ntiles) * BN, first, last, !in_order || first > 0);
+      done += last - first;
     }
     return;
   }
@@ -222,21 +238,59 @@ __device__ __forceinline__ void for_each_tile(const problem& P, const Body& body
     for (int64_t tn = blockIdx.x; tn < ntiles; tn += gridDim.x) body(tm * BM, tn * BN, first, last, SPLITK > 1);
 }
 
-// C = beta*C (0 when beta == 0: C's input is not read) on the tiles from `first_tile` on (row-major
-// order of BM x BN tiles, as for_each_tile counts them), before the blocks add into them. Grid-
-// stride over rows, the block's threads across a row. On sm_90 and later it lets the product start
-// at once (the product waits in wait_for_scale before it adds).
-__global__ void scale_c(real* __restrict__ C, const real* __restrict__ beta_p, problem P, int64_t first_tile) {
+// Stream-K in k order (problem::turns): before the block stores its share [first, last) of the tile
+// at (m0, n0), wait until the shares of the slabs before `first` are in C; after it, pass the turn
+// on (the tile's last share resets the counter to 0 for the next call). Every thread of the block
+// calls both; they return at once for shares that need no turn (a whole tile, other modes).
+__device__ __forceinline__ void await_turn(const problem& P, int64_t m0, int64_t n0, int64_t first) {
+  if (!STREAMK_IN_ORDER || P.turns == nullptr || first == 0) return;
+  if (threadIdx.x == 0) {
+    unsigned* turn = P.turns + tile_index(P, m0, n0);
+    while (atomicAdd(turn, 0u) != static_cast<unsigned>(first)) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+      __nanosleep(64);
+#endif
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+__device__ __forceinline__ void pass_turn(const problem& P, int64_t m0, int64_t n0, int64_t first, int64_t last) {
+  const int64_t kslabs = k_slabs(P);
+  if (!STREAMK_IN_ORDER || P.turns == nullptr || (first == 0 && last == kslabs)) return;
+  __threadfence();  // this thread's stores into C, before the next share's loads
+  __syncthreads();
+  if (threadIdx.x == 0) atomicExch(P.turns + tile_index(P, m0, n0), last == kslabs ? 0u : static_cast<unsigned>(last));
+}
+
+// A load of C that a block on another SM may have stored during this kernel (stream-K in k order):
+// past this SM's L1 on CUDA, where it might still hold the line as it was; plain elsewhere.
+template <typename T>
+__device__ __forceinline__ T load_fresh(const T* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldcg(p);
+#else
+  return *p;
+#endif
+}
+
+// One element of a share that adds into C atomically, after scale_c.
+__device__ __forceinline__ void add_into(real* c, real x) {
+  wait_for_scale();
+  atomicAdd(c, x);
+}
+
+// C = beta*C (0 when beta == 0: C's input is not read), before the blocks add into it. Grid-stride
+// over rows, the block's threads across a row. On sm_90 and later it lets the product start at once
+// (the product waits in wait_for_scale before it adds).
+__global__ void scale_c(real* __restrict__ C, const real* __restrict__ beta_p, problem P) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
   const real beta = *beta_p;
-  const int64_t ntiles = (P.n + BN - 1) / BN, first_row_tile = first_tile / ntiles;
-  for (int64_t r = first_row_tile * BM + blockIdx.x; r < P.m; r += gridDim.x) {
-    // In the first row of tiles the shared tiles start at column tile first_tile % ntiles.
-    const int64_t c0 = r / BM == first_row_tile ? (first_tile % ntiles) * BN : 0;
+  for (int64_t r = blockIdx.x; r < P.m; r += gridDim.x) {
     real* row = C + r * P.n;
-    for (int64_t c = c0 + threadIdx.x; c < P.n; c += blockDim.x) row[c] = beta == real(0) ? real(0) : beta * row[c];
+    for (int64_t c = threadIdx.x; c < P.n; c += blockDim.x) row[c] = beta == real(0) ? real(0) : beta * row[c];
   }
 }
 
@@ -338,19 +392,39 @@ __device__ __forceinline__ void compute_slab(real (&acc)[TM][TN], const real* __
 
 // C = alpha*acc + beta*C for one thread's TM x TN tile (beta == 0: C is not read), only inside the
 // matrix: element (i, j) at row r0 + (i/RG)*RS + i%RG, column c0 + (j/CG)*CS + j%CG (the groups of
-// compute_slab). When the block adds (`adds`: for_each_tile's) the launcher has scaled C by beta and
-// the share is added atomically.
+// compute_slab). When the block adds (`adds`: for_each_tile's) C already holds beta*C: the share is
+// added atomically after scale_c, or in k order (problem::turns) to what the earlier shares stored,
+// a row's loads (past the SM's L1) issued together before its stores.
 template <int RG = TM, int RS = 0, int CG = TN, int CS = 0>
 __device__ __forceinline__ void store_tile(real* __restrict__ C, const real (&acc)[TM][TN], const problem& P, int64_t r0,
                                            int64_t c0, real alpha, real beta, bool adds) {
-  if (ADDS && adds) {  // the launcher has scaled C by beta: add this block's share
-    wait_for_scale();
+  if (ADDS && adds && STREAMK_IN_ORDER && P.turns != nullptr) {
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int64_t gi = r0 + (i / RG) * RS + i % RG;
+      if (gi >= P.m) continue;
+      real* crow = C + gi * P.n;
+      real old[TN];
+#pragma unroll
+      for (int j = 0; j < TN; ++j) {
+        const int64_t gj = c0 + (j / CG) * CS + j % CG;
+        old[j] = gj < P.n ? load_fresh(crow + gj) : real(0);
+      }
+#pragma unroll
+      for (int j = 0; j < TN; ++j) {
+        const int64_t gj = c0 + (j / CG) * CS + j % CG;
+        if (gj < P.n) crow[gj] = alpha * acc[i][j] + old[j];
+      }
+    }
+    return;
+  }
+  if (ADDS && adds) {  // scale_c has scaled C by beta: add this block's share atomically
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
       for (int j = 0; j < TN; ++j) {
         const int64_t gi = r0 + (i / RG) * RS + i % RG, gj = c0 + (j / CG) * CS + j % CG;
-        if (gi < P.m && gj < P.n) atomicAdd(C + gi * P.n + gj, alpha * acc[i][j]);
+        if (gi < P.m && gj < P.n) add_into(C + gi * P.n + gj, alpha * acc[i][j]);
       }
     return;
   }
@@ -524,7 +598,9 @@ __global__ void __launch_bounds__(NT)
 #endif
     }
 
+    await_turn(P, m0, n0, first);
     store_tile(C, acc, P, m0 + row0, n0 + col0, alpha, beta, adds);
+    pass_turn(P, m0, n0, first, kslabs);
   });
 }
 
@@ -543,22 +619,9 @@ struct plan {
 
 inline bool aligned(const void* p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0; }
 
-// Stream-K with whole waves (GLP_STREAMK 2) on a grid of `blocks`: the tiles of its full waves,
-// problem::whole_tiles (none when the tiles do not fill one wave).
-inline int64_t whole_wave_tiles(const problem& P, int64_t blocks) {
-  const int64_t tiles = (P.m + BM - 1) / BM * ((P.n + BN - 1) / BN);
-  return tiles - tiles % blocks;
-}
-
-// scale_c's grid for the tiles from `first_tile` on: one block (of 256 threads) per row of C they
-// cover, at most 1024 (grid-stride: few enough to be resident beside the product's first blocks);
-// 0 when no tile is left.
-inline unsigned scale_blocks(const problem& P, int64_t first_tile) {
-  const int64_t ntiles = (P.n + BN - 1) / BN;
-  if (first_tile >= (P.m + BM - 1) / BM * ntiles) return 0;
-  const int64_t rows = P.m - first_tile / ntiles * BM;
-  return static_cast<unsigned>(rows < 1024 ? rows : 1024);
-}
+// scale_c's grid: one block (of 256 threads) per row of C, at most 1024 (grid-stride: few enough to
+// be resident beside the product's first blocks).
+inline unsigned scale_blocks(const problem& P) { return static_cast<unsigned>(P.m < 1024 ? P.m : 1024); }
 
 // args: A (m*k), B (k*n), alpha (1), beta (1), C (m*n); sizes: m, n, k. 0 or the ABI error code.
 inline int make_plan(const glp_arg* args, int nargs, const int64_t* sizes, plan& p) {
@@ -587,7 +650,7 @@ inline int make_plan(const glp_arg* args, int nargs, const int64_t* sizes, plan&
                 VEC > 1 && n % VEC == 0 && aligned(p.B, vb),
                 VEC > 1 && n % VEC == 0 && aligned(p.C, vb),
                 (kslabs + SPLITK - 1) / SPLITK,
-                0};
+                nullptr};
   const int64_t mt = (m + BM - 1) / BM, nt = (n + BN - 1) / BN;
   p.grid = dim3(static_cast<unsigned>(nt < 2147483647 ? nt : 2147483647), static_cast<unsigned>(mt < 65535 ? mt : 65535),
                 static_cast<unsigned>(SPLITK));

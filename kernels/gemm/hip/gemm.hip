@@ -27,8 +27,8 @@ GLP_EXPORT int glp_kernel(const glp_arg* args, int nargs, const int64_t* sizes, 
   if (const int rc = glp_gemm::make_plan(args, nargs, sizes, p)) return rc;
   if (p.empty) return 0;
   if (glp_gemm::ADDS)  // the blocks add into C: scale it by beta first, in stream order
-    hipLaunchKernelGGL(glp_gemm::scale_c, dim3(glp_gemm::scale_blocks(p.P, 0)), dim3(256), 0, static_cast<hipStream_t>(stream),
-                       p.C, p.beta, p.P, int64_t{0});
+    hipLaunchKernelGGL(glp_gemm::scale_c, dim3(glp_gemm::scale_blocks(p.P)), dim3(256), 0, static_cast<hipStream_t>(stream),
+                       p.C, p.beta, p.P);
   hipLaunchKernelGGL(glp_gemm::gemm_kernel, p.grid, p.block, 0, static_cast<hipStream_t>(stream), p.A, p.B, p.alpha, p.beta,
                      p.C, p.P);
   return hipGetLastError() == hipSuccess ? 0 : 6;
