@@ -202,9 +202,12 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
           }
         });
 
-    // C = alpha*acc + beta*C (beta == 0: C is not read), only inside the matrix.
+    // C = alpha*acc + beta*C (beta == 0: C is not read), only inside the matrix. Element v of
+    // fragment (i, j) is C's element (row(i, v), col(j, v)).
+    const auto row = [&](int i, int v) { return m0 + wm0 + i * MR + g + 8 * (v / 2); };
+    const auto col = [&](int j, int v) { return n0 + wn0 + j * 8 + 2 * t + v % 2; };
     glp_gemm::await_turn(P, m0, n0, first);
-    if (glp_gemm::ADDS && adds && glp_gemm::STREAMK_IN_ORDER && P.turns != nullptr) {
+    if (glp_gemm::ADDS && adds && glp_gemm::in_k_order(P)) {
       // In k order: add to what the earlier shares stored, each fragment's loads (past the SM's
       // L1) issued together before its stores.
 #pragma unroll
@@ -213,34 +216,29 @@ __global__ void __launch_bounds__(NT, GLP_BLOCKS_PER_SM)
         for (int j = 0; j < NJ; ++j) {
           double old[ND];
 #pragma unroll
-          for (int v = 0; v < ND; ++v) {
-            const int64_t gi = m0 + wm0 + i * MR + g + 8 * (v / 2), gj = n0 + wn0 + j * 8 + 2 * t + v % 2;
-            old[v] = gi < P.m && gj < P.n ? glp_gemm::load_fresh(C + gi * P.n + gj) : 0.0;
-          }
+          for (int v = 0; v < ND; ++v)
+            old[v] = row(i, v) < P.m && col(j, v) < P.n ? glp_gemm::load_fresh(C + row(i, v) * P.n + col(j, v)) : 0.0;
+#pragma unroll
+          for (int v = 0; v < ND; ++v)
+            if (row(i, v) < P.m && col(j, v) < P.n) C[row(i, v) * P.n + col(j, v)] = alpha * acc[i][j][v] + old[v];
+        }
+    } else {
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NJ; ++j)
 #pragma unroll
           for (int v = 0; v < ND; ++v) {
-            const int64_t gi = m0 + wm0 + i * MR + g + 8 * (v / 2), gj = n0 + wn0 + j * 8 + 2 * t + v % 2;
-            if (gi < P.m && gj < P.n) C[gi * P.n + gj] = alpha * acc[i][j][v] + old[v];
+            const int64_t gi = row(i, v), gj = col(j, v);
+            if (gi < P.m && gj < P.n && glp_gemm::ADDS && adds) {  // scale_c has scaled C by beta: add this share
+              glp_gemm::add_into(C + gi * P.n + gj, alpha * acc[i][j][v]);
+            } else if (gi < P.m && gj < P.n) {
+              double* c = C + gi * P.n + gj;
+              const double x = alpha * acc[i][j][v];
+              *c = beta == 0.0 ? x : x + beta * *c;
+            }
           }
-        }
-      glp_gemm::pass_turn(P, m0, n0, first, last);
-      return;
     }
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-      for (int j = 0; j < NJ; ++j)
-#pragma unroll
-        for (int v = 0; v < ND; ++v) {
-          const int64_t gi = m0 + wm0 + i * MR + g + 8 * (v / 2), gj = n0 + wn0 + j * 8 + 2 * t + v % 2;
-          if (gi < P.m && gj < P.n && glp_gemm::ADDS && adds) {  // scale_c has scaled C by beta: add this share
-            glp_gemm::add_into(C + gi * P.n + gj, alpha * acc[i][j][v]);
-          } else if (gi < P.m && gj < P.n) {
-            double* c = C + gi * P.n + gj;
-            const double x = alpha * acc[i][j][v];
-            *c = beta == 0.0 ? x : x + beta * *c;
-          }
-        }
     glp_gemm::pass_turn(P, m0, n0, first, last);
   });
 }

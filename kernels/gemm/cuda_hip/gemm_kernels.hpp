@@ -187,6 +187,8 @@ __host__ __device__ inline int64_t k_slabs(const problem& P) { return (P.k + BK 
 __host__ __device__ inline int64_t tile_index(const problem& P, int64_t m0, int64_t n0) {
   return m0 / BM * column_tiles(P) + n0 / BN;
 }
+// Stream-K in k order: GLP_STREAMK 2 with the launcher's turn counters (else shares add atomically).
+__host__ __device__ inline bool in_k_order(const problem& P) { return STREAMK_IN_ORDER && P.turns != nullptr; }
 
 // Before a block's first addition into C: waits for scale_c when the launcher let the product start
 // beside it (programmatic dependent launch, sm_90 and later); returns at once otherwise.
@@ -218,7 +220,7 @@ __device__ __forceinline__ void for_each_tile(const problem& P, const Body& body
     const int64_t b = blockIdx.x + static_cast<int64_t>(gridDim.x) * (blockIdx.y + static_cast<int64_t>(gridDim.y) * blockIdx.z);
     const int64_t kslabs = k_slabs(P), units = mtiles * ntiles * kslabs;
     const int64_t begin = b * units / blocks, end = (b + 1) * units / blocks;
-    const bool in_order = STREAMK_IN_ORDER && P.turns != nullptr;
+    const bool in_order = in_k_order(P);
     // The leading piece [begin, lead_end) waits in k order for the block before: it comes last.
     const int64_t next_tile = begin < end ? (begin / kslabs + 1) * kslabs : end;
     const int64_t lead_end = in_order && begin < end && begin % kslabs != 0 ? (next_tile < end ? next_tile : end) : begin;
@@ -243,7 +245,7 @@ __device__ __forceinline__ void for_each_tile(const problem& P, const Body& body
 // on (the tile's last share resets the counter to 0 for the next call). Every thread of the block
 // calls both; they return at once for shares that need no turn (a whole tile, other modes).
 __device__ __forceinline__ void await_turn(const problem& P, int64_t m0, int64_t n0, int64_t first) {
-  if (!STREAMK_IN_ORDER || P.turns == nullptr || first == 0) return;
+  if (!in_k_order(P) || first == 0) return;
   if (threadIdx.x == 0) {
     unsigned* turn = P.turns + tile_index(P, m0, n0);
     while (atomicAdd(turn, 0u) != static_cast<unsigned>(first)) {
@@ -257,7 +259,7 @@ __device__ __forceinline__ void await_turn(const problem& P, int64_t m0, int64_t
 }
 __device__ __forceinline__ void pass_turn(const problem& P, int64_t m0, int64_t n0, int64_t first, int64_t last) {
   const int64_t kslabs = k_slabs(P);
-  if (!STREAMK_IN_ORDER || P.turns == nullptr || (first == 0 && last == kslabs)) return;
+  if (!in_k_order(P) || (first == 0 && last == kslabs)) return;
   __threadfence();  // this thread's stores into C, before the next share's loads
   __syncthreads();
   if (threadIdx.x == 0) atomicExch(P.turns + tile_index(P, m0, n0), last == kslabs ? 0u : static_cast<unsigned>(last));
@@ -398,7 +400,7 @@ __device__ __forceinline__ void compute_slab(real (&acc)[TM][TN], const real* __
 template <int RG = TM, int RS = 0, int CG = TN, int CS = 0>
 __device__ __forceinline__ void store_tile(real* __restrict__ C, const real (&acc)[TM][TN], const problem& P, int64_t r0,
                                            int64_t c0, real alpha, real beta, bool adds) {
-  if (ADDS && adds && STREAMK_IN_ORDER && P.turns != nullptr) {
+  if (ADDS && adds && in_k_order(P)) {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int64_t gi = r0 + (i / RG) * RS + i % RG;
@@ -651,7 +653,7 @@ inline int make_plan(const glp_arg* args, int nargs, const int64_t* sizes, plan&
                 VEC > 1 && n % VEC == 0 && aligned(p.C, vb),
                 (kslabs + SPLITK - 1) / SPLITK,
                 nullptr};
-  const int64_t mt = (m + BM - 1) / BM, nt = (n + BN - 1) / BN;
+  const int64_t mt = row_tiles(p.P), nt = column_tiles(p.P);
   p.grid = dim3(static_cast<unsigned>(nt < 2147483647 ? nt : 2147483647), static_cast<unsigned>(mt < 65535 ? mt : 65535),
                 static_cast<unsigned>(SPLITK));
   p.block = dim3(NT, 1, 1);
