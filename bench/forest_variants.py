@@ -5,7 +5,9 @@ evaluations on each recorded space and over each set of them, for one build of g
     bench/forest_variants.py GALAPAGOS NAME SEED0 SEEDS BUDGET [VAR=VALUE ...] [--spaces DIR] [--config FILE]
 
 The spaces: tests/data/spaces/{stencil3d7,gemm}-cpu.h5 and -cpu-tune.h5, and the measured (five)
-and synthetic (three) Kernel Tuner caches that bench/strategies.py writes into DIR (run it once first).
+and synthetic (three) Kernel Tuner caches that bench/strategies.py writes into DIR (run it once first),
+and, where bench/warm_start.py has written them there, five held-out spaces (dedispersion and pnpoly
+at their other sizes, three perturbed H200 caches) reported as a group of their own.
 VAR=VALUE pairs go into the environment of `galapagos simulate`: a build with
 docs/results/forest-small-budget/variants.patch applied reads the variants of docs/strategies.md
 ("Tried for small budgets") from it; an unpatched build ignores them. --config passes a run config
@@ -45,6 +47,12 @@ def main():
     missing = [s for s in spaces if not os.path.exists(s)]
     if missing:
         raise SystemExit(f"{missing[0]}: no such recorded space (bench/strategies.py writes the caches into --spaces)")
+    # Held out from every choice so far: the other problem sizes and the perturbed copies that
+    # bench/warm_start.py writes into the same folder (reported where it has run).
+    held = [os.path.join(a.spaces, f"kt-{n}.json") for n in ("dedispersion25000-h200", "pnpoly5M-h200", "gemm-h200-perturbed",
+                                                             "convolution-h200-perturbed", "pnpoly-h200-perturbed")]
+    if all(os.path.exists(s) for s in held):
+        spaces += held
 
     def one(space):
         cmd = [a.galapagos, "simulate", space, "--strategy", "forest", "--seed", str(a.seed0), "--seeds", str(a.seeds),
@@ -61,8 +69,10 @@ def main():
         print(f"  {os.path.basename(s):30s} {row(res[s])}")
     for name, group in {"measured (cpu + h200)": sets["cpu"] + sets["h200"], "measured, all nine (bench/strategies.py's set)": sets["cpu"] + sets["tune"] + sets["h200"],
                         "cpu + synthetic": sets["cpu"] + sets["synthetic"],
-                        "tune": sets["tune"], "all twelve": spaces}.items():
+                        "tune": sets["tune"], "all twelve": [s for v in sets.values() for s in v]}.items():
         print(f"  {name:48s} {row(mean(group))}")
+    if held[0] in res:
+        print(f"  {'held out (bench/warm_start.py sizes, perturbed)':48s} {row(mean(held))}")
 
 
 if __name__ == "__main__":

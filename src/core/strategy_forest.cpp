@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/forest.hpp"
+#include "core/gaussian_process.hpp"
 
 namespace galapagos::core::detail {
 
@@ -138,6 +139,45 @@ class forest_strategy final : public strategy {
     return d;
   }
 
+  // For its first `gp_until` evaluations the forest shares each batch's modelled slots with a
+  // Gaussian process (core::gaussian_process): `gp_share` of them go, one by one, to the
+  // candidate of highest expected improvement, each pick then counted as measured at the
+  // process's own mean there (the kriging believer), so that the next goes elsewhere; the trees
+  // choose the rest as before. On a few dozen points the process interpolates between measured
+  // values where the trees' leaves are flat, and its improvement is highest where a good
+  // measured value meets unexplored ground: the narrow optima the first batches must find.
+  // Scored on the first `gp_candidates` of the pool (the elites' neighbourhoods first). After
+  // `gp_until` the trees alone, which hold interactions the one-length process cannot.
+  static constexpr int gp_until = 60;
+  static constexpr double gp_share = 0.5;
+  static constexpr std::size_t gp_candidates = 2000;
+
+  std::vector<genome> expected_improvements(const std::vector<genome>& x, const std::vector<double>& y,
+                                            const std::vector<genome>& candidates, int count, std::vector<char>& used) {
+    std::vector<int> levels;
+    for (const auto& p : space_.parameters()) levels.push_back(static_cast<int>(p.values.size()));
+    gaussian_process model;
+    model.fit(x, y, levels);
+    const std::size_t scored = std::min(candidates.size(), gp_candidates);
+    std::vector<genome> out;
+    for (int slot = 0; slot < count; ++slot) {
+      double highest = -inf;
+      std::size_t pick = scored;
+      for (std::size_t i = 0; i < scored; ++i) {
+        if (used[i]) continue;
+        if (const double ei = model.expected_improvement(candidates[i]); ei > highest) {
+          highest = ei;
+          pick = i;
+        }
+      }
+      if (pick == scored) break;
+      used[pick] = 1;
+      out.push_back(candidates[pick]);
+      model.believe(candidates[pick]);
+    }
+    return out;
+  }
+
   static constexpr int trees_per_slot = 3;
 
   std::vector<genome> modelled(int count) {
@@ -154,6 +194,11 @@ class forest_strategy final : public strategy {
     forest plain, warm;
     if (std::isfinite(worst)) plain.fit(x, y, rng_);
     const auto candidates = pool();
+    std::vector<genome> out;
+    std::vector<char> used(candidates.size(), 0);
+    if (std::isfinite(worst) && static_cast<int>(x.size()) <= gp_until && !guided())
+      for (auto& g : expected_improvements(x, y, candidates, static_cast<int>(std::lround(gp_share * count)), used))
+        out.push_back(std::move(g));
     // With a warm start, a second model sees one more feature of every genome, the prior's time
     // there (with_prior), and chooses a share of the slots that follows how well the prior has
     // ranked the points measured here (prior_share).
@@ -165,10 +210,8 @@ class forest_strategy final : public strategy {
       featured.reserve(candidates.size());
       for (const auto& g : candidates) featured.push_back(with_prior(g));
     }
-    std::vector<genome> out;
-    std::vector<char> used(candidates.size(), 0);
     const int warm_slots = warm.empty() ? 0 : plain.empty() ? count : static_cast<int>(std::lround(prior_share() * count));
-    for (int slot = 0; slot < count && out.size() < candidates.size(); ++slot) {
+    for (int slot = static_cast<int>(out.size()); slot < count && out.size() < candidates.size(); ++slot) {
       const bool guided_slot = slot < warm_slots;
       const forest& model = guided_slot ? warm : plain;
       const auto& rows = guided_slot ? featured : candidates;

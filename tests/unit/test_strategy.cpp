@@ -9,9 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <utility>
 
 #include "config/run_config.hpp"
 #include "core/forest.hpp"
+#include "core/gaussian_process.hpp"
 #include "core/strategy.hpp"
 #include "simulate/recorded_space.hpp"
 #include "simulate/simulation.hpp"
@@ -422,6 +424,21 @@ TEST(Simulation, ReadsTheSearchTablesOfARunConfigAsTheRunDoes) {
   std::filesystem::remove_all(dir);
 }
 
+// Of the pairs of grid points whose f differs by at least `gap`: how many the model's mean
+// predictions put in the other order, and how many there are.
+template <class F, class Model>
+std::pair<int, int> out_of_order(const std::vector<core::genome>& grid, F f, const Model& model, double gap) {
+  int discordant = 0, pairs = 0;
+  for (std::size_t i = 0; i < grid.size(); ++i)
+    for (std::size_t j = i + 1; j < grid.size(); ++j) {
+      const double df = f(grid[i]) - f(grid[j]);
+      if (std::abs(df) < gap) continue;
+      ++pairs;
+      discordant += df * (model.predict(grid[i]).mean - model.predict(grid[j]).mean) < 0;
+    }
+  return {discordant, pairs};
+}
+
 TEST(Forest, LearnsAnInteractionAndRanksUnseenPoints) {
   auto f = [](const core::genome& g) { return 1.0 + g[0] + (g[1] == 3 && g[2] >= 2 ? -3.0 : 0.5 * g[2]); };
   std::vector<core::genome> x;
@@ -450,14 +467,7 @@ TEST(Forest, LearnsAnInteractionAndRanksUnseenPoints) {
     const auto predicted_best = *std::min_element(
         grid.begin(), grid.end(), [&](const auto& u, const auto& v) { return model.predict(u).mean < model.predict(v).mean; });
     EXPECT_DOUBLE_EQ(f(predicted_best), -2.0) << "random thresholds: " << random_thresholds;
-    int discordant = 0, pairs = 0;
-    for (std::size_t i = 0; i < grid.size(); ++i)
-      for (std::size_t j = i + 1; j < grid.size(); ++j) {
-        const double df = f(grid[i]) - f(grid[j]);
-        if (std::abs(df) < 1.0) continue;
-        ++pairs;
-        discordant += df * (model.predict(grid[i]).mean - model.predict(grid[j]).mean) < 0;
-      }
+    const auto [discordant, pairs] = out_of_order(grid, f, model, 1.0);
     EXPECT_LT(discordant, pairs / 20) << discordant << " of " << pairs << ", random thresholds: " << random_thresholds;
   }
   // The trees agree on a training point far more than on a point in a corner no sample reached.
@@ -465,6 +475,66 @@ TEST(Forest, LearnsAnInteractionAndRanksUnseenPoints) {
   sparse.fit({{0, 0, 0, 0}, {0, 1, 0, 0}, {1, 0, 0, 0}, {3, 3, 3, 2}, {3, 2, 3, 2}}, {1, 1.5, 2, 9, 7}, r);
   EXPECT_GT(sparse.predict({3, 0, 0, 0}).spread, sparse.predict({0, 0, 0, 0}).spread);
   EXPECT_THROW(sparse.fit({}, {}, r), std::invalid_argument);
+}
+
+// The forest strategy's second model: on a few points of a smooth function of two parameters
+// (and one distractor) it passes within a tenth of their range of the measured values, ranks unseen points as the function
+// does, is sure where it measured and unsure away from it, and a believed point is as sure as a
+// measured one.
+TEST(GaussianProcess, InterpolatesRanksAndKnowsWhereItIsUnsure) {
+  auto f = [](const core::genome& g) { return 0.1 * (g[0] - 6) * (g[0] - 6) + 0.05 * (g[1] - 2) * (g[1] - 2); };
+  const std::vector<int> levels = {10, 8, 3};
+  std::vector<core::genome> x;
+  std::vector<double> y;
+  for (const core::genome& g : std::vector<core::genome>{
+           {0, 0, 0}, {9, 7, 1}, {3, 5, 2}, {6, 1, 0}, {8, 3, 1}, {2, 2, 2}, {5, 6, 0}, {7, 0, 1}, {4, 4, 2}, {1, 7, 0}}) {
+    x.push_back(g);
+    y.push_back(f(g));
+  }
+  core::gaussian_process model;
+  model.fit(x, y, levels);
+  const double range = *std::max_element(y.begin(), y.end()) - *std::min_element(y.begin(), y.end());
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(model.predict(x[i]).mean, y[i], 0.1 * range) << i;
+  // Over the whole grid the predicted best lies next to the true one, and few pairs are out of order.
+  std::vector<core::genome> grid;
+  for (int a = 0; a < 10; ++a)
+    for (int b = 0; b < 8; ++b)
+      for (int c = 0; c < 3; ++c) grid.push_back({a, b, c});
+  const auto best = *std::min_element(
+      grid.begin(), grid.end(), [&](const auto& u, const auto& v) { return model.predict(u).mean < model.predict(v).mean; });
+  EXPECT_LE(std::abs(best[0] - 6) + std::abs(best[1] - 2), 2) << best[0] << "," << best[1];
+  const auto [discordant, pairs] = out_of_order(grid, f, model, 0.5);
+  EXPECT_LT(discordant, pairs / 8) << discordant << " of " << pairs;  // measured: 9%; half in a random order
+  // Sure at a measured point, unsure in the corner no point is near; believing the corner makes
+  // the model as sure there, and takes away the improvement it expected there.
+  const core::genome corner = {9, 0, 2};
+  EXPECT_LT(model.predict(x[2]).sd, 0.5 * model.predict(corner).sd);
+  const double expected = model.expected_improvement(corner);
+  EXPECT_GT(expected, 0.0);
+  model.believe(corner);
+  EXPECT_LT(model.predict(corner).sd, 2 * model.predict(x[2]).sd + 1e-9);
+  EXPECT_LT(model.expected_improvement(corner), 0.5 * expected);
+  EXPECT_THROW(model.fit({}, {}, levels), std::invalid_argument);
+}
+
+// Its length follows the data: longer for a function that varies slowly across the grid than for
+// one that jumps between neighbouring values.
+TEST(GaussianProcess, ChoosesALongerLengthForASmootherFunction) {
+  const std::vector<int> levels = {16, 16};
+  std::vector<core::genome> x;
+  core::rng r(3);
+  std::set<core::genome> points;
+  while (points.size() < 30) points.insert({r.below(16), r.below(16)});
+  x.assign(points.begin(), points.end());
+  std::vector<double> smooth, rough;
+  for (const auto& g : x) {
+    smooth.push_back(0.02 * (g[0] + g[1]));
+    rough.push_back((g[0] + g[1]) % 2 == 0 ? 1.0 : 0.0);
+  }
+  core::gaussian_process a, b;
+  a.fit(x, smooth, levels);
+  b.fit(x, rough, levels);
+  EXPECT_GT(a.length(), 2 * b.length()) << a.length() << " against " << b.length();
 }
 
 TEST(KernelTunerCache, ReadsEntriesFailuresAndCosts) {
