@@ -20,8 +20,9 @@ namespace {
 // all exploit). Candidates are every unseen valid point when there are at most `pool` of them,
 // else the elites' neighbourhoods and `pool` random valid points. A `random_share` of each batch
 // stays random (space-filling draws, see diverse_random), so that a wrong model cannot trap the
-// search. The model is refitted from the
-// history at every batch with the strategy's own engine, so state() needs nothing more.
+// search. For the first `gp_until` evaluations a Gaussian process takes a share of the modelled
+// slots (expected_improvements). The models are refitted from the history at every batch with
+// the strategy's own engine, so state() needs nothing more.
 class forest_strategy final : public strategy {
  public:
   forest_strategy(const search_space& s, const strategy_settings& st, std::uint64_t seed)
