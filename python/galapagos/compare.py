@@ -6,6 +6,7 @@ fastest baseline, its roofline fraction, and whether the run finished. A folder 
 side by side (matplotlib); --csv writes the table. A file that cannot be read is one line naming
 it and exit 2, before anything is printed."""
 import argparse
+import json
 import math
 import os
 import re
@@ -21,15 +22,30 @@ def _finite(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _strategy(config_text):
-    """The [strategy] kinds of a stored config ("ga" when it has none), e.g. "hybrid+annealing"."""
+def _strategy(attrs):
+    """The strategies a run's islands ran, e.g. "forest" or "hybrid+annealing": the root attribute
+    strategy_kinds, else (files from before it) the stored config's [strategy] kinds, else its kind,
+    else galapagos's default, forest."""
+    recorded = attrs.get("strategy_kinds")
+    if recorded:
+        try:
+            kinds = json.loads(recorded)
+            if isinstance(kinds, list) and kinds:
+                return "+".join(dict.fromkeys(str(k) for k in kinds))
+        except ValueError:
+            return "?"
+    text = attrs.get("config_toml", "") or ""
     try:
         import tomllib
-        kinds = tomllib.loads(config_text or "").get("strategy", {}).get("kinds", ["ga"])
-        return "+".join(dict.fromkeys(str(k) for k in (kinds if isinstance(kinds, list) else [kinds]))) or "ga"
-    except ImportError:  # Python before 3.11: the line itself
-        m = re.search(r"^\s*kinds\s*=\s*\[([^\]]*)\]", config_text or "", re.M)
-        return "+".join(dict.fromkeys(re.findall(r'"([^"]+)"', m.group(1)))) if m else "ga"
+        table = tomllib.loads(text).get("strategy", {})
+        kinds = table.get("kinds") or [table.get("kind", "forest")]
+        return "+".join(dict.fromkeys(str(k) for k in (kinds if isinstance(kinds, list) else [kinds]))) or "forest"
+    except ImportError:  # Python before 3.11: the lines themselves
+        m = re.search(r"^\s*kinds\s*=\s*\[([^\]]*)\]", text, re.M)
+        if m and re.findall(r'"([^"]+)"', m.group(1)):
+            return "+".join(dict.fromkeys(re.findall(r'"([^"]+)"', m.group(1))))
+        m = re.search(r'^\s*kind\s*=\s*"([^"]+)"', text, re.M)
+        return m.group(1) if m else "forest"
     except ValueError:
         return "?"
 
@@ -44,7 +60,7 @@ def row(r):
                 else (best.roofline_fraction if best is not None and "roofline_fraction" in c.columns else math.nan))
     hosts = list(dict.fromkeys(str(h) for h in r.machine.get("host", [])))
     return {"file": r.path, "family": r.attrs.get("family", "?"), "backend": r.attrs.get("backend", "?"),
-            "strategy": _strategy(r.attrs.get("config_toml", "")), "node": ",".join(hosts) or "?",
+            "strategy": _strategy(r.attrs), "node": ",".join(hosts) or "?",
             "evaluated": int(len(c)), "failed": int((c.status != "ok").sum()), "best_time_s": float(time_s),
             "speedup": float(speedup), "baseline": w.get("fastest_baseline", ""),
             "roofline_fraction": float(roofline), "finished": bool(r.attrs.get("finished", False))}

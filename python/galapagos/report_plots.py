@@ -222,7 +222,11 @@ def plot_parameters(r, fig):
         col = ok["param_" + name]
         values = sorted(col.dropna().unique(), key=lambda v: (isinstance(v, str), v))
         data = [ok.time_median_s[col == v].astype(float).values * factor for v in values]
-        ax.boxplot(data, labels=[str(v) for v in values], showfliers=False)
+        # Tick labels set apart: boxplot's keyword for them was renamed in matplotlib 3.9
+        # (`labels` -> `tick_labels`) and the old one removed later.
+        ax.boxplot(data, showfliers=False)
+        ax.set_xticks(range(1, len(values) + 1))
+        ax.set_xticklabels([str(v) for v in values])
         for k, d in enumerate(data):
             ax.scatter([k + 1] * len(d), d, s=8, alpha=0.5, color="tab:blue")
         ax.set_title(name, fontsize=9)

@@ -415,6 +415,12 @@ int search(MPI_Comm comm, const search_start& st) {
   std::vector<std::vector<int>> all_targets;
   for (const auto& t : allgather_strings(comm, json(s->migration_targets[static_cast<std::size_t>(rank)]).dump()))
     all_targets.push_back(json::parse(t).get<std::vector<int>>());
+  // Each island's search strategy as its driver picks it: its rank in its group, cycled over the
+  // group's [strategy] kinds.
+  int group_rank = 0;
+  MPI_Comm_rank(groups.comm(), &group_rank);
+  const auto& kinds = s->config.strategy_kinds;
+  const auto strategies = allgather_strings(comm, kinds[static_cast<std::size_t>(group_rank) % kinds.size()]);
   std::unique_ptr<store::results_file> file;
   std::unique_ptr<checkpoint_writer> checkpoints;
   std::string session_group;  // rank 0: /sessions/<this session>
@@ -423,7 +429,8 @@ int search(MPI_Comm comm, const search_start& st) {
   if (rank == 0 && st.plan) {
     store::copy_file(cfg.out, working);
     file = std::make_unique<store::results_file>(store::results_file::open(working.string()));
-    if (st.plan->finished) file->set_attributes("/", {{"finished", false}});  // extended: it finishes again
+    if (st.plan->finished) file->set_attributes("/", {{"finished", false}});   // extended: it finishes again
+    file->set_attributes("/", {{"strategy_kinds", json(strategies).dump()}});  // files from before the attribute
   } else if (rank == 0) {
     file = std::make_unique<store::results_file>(
         store::results_file::create(working.string(), {{"galapagos_version", build_info::version},
@@ -443,7 +450,8 @@ int search(MPI_Comm comm, const search_start& st) {
                                                        {"objective", core::to_string(cfg.objective)},
                                                        {"fitness_unit", core::fitness_unit(cfg.objective)},
                                                        {"migration_targets", json(all_targets).dump()},
-                                                       {"island_kinds", json(groups.kind_of()).dump()}}));
+                                                       {"island_kinds", json(groups.kind_of()).dump()},
+                                                       {"strategy_kinds", json(strategies).dump()}}));
     std::vector<store::machine_row> machines;
     for (int r = 0; r < size; ++r) {
       const double* p = &all_probes[probe_fields * static_cast<std::size_t>(r)];

@@ -6,6 +6,7 @@ strategy, evaluations and best figures (files, a folder, --csv, --plot), and one
 for a file it cannot read; watch follows a run while it writes its file, sees it progress, and
 ends with it (exit 0)."""
 import csv
+import json
 import math
 import os
 import re
@@ -65,7 +66,7 @@ def facts(path):
 
 
 # Two small runs: the GA and random search.
-a, argv = replayed("ga", config("ga"), 12, "--seed", "1")
+a, argv = replayed("ga", config("ga", '\n[strategy]\nkind = "ga"\n'), 12, "--seed", "1")
 p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
 check(p.returncode == 0, f"run ga: {p.stderr[-300:]}")
 b, argv = replayed("random", config("random", '\n[strategy]\nkinds = ["random"]\n'), 12, "--seed", "2")
@@ -117,6 +118,26 @@ p = subprocess.run([galapagos, "compare", a, bad], capture_output=True, text=Tru
 check(p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and bad in p.stderr,
       f"a file compare cannot read: one line naming it, exit 2 ({p.returncode}: {p.stderr.strip()!r})")
 os.remove(bad)
+
+# The strategy column: each file's strategy_kinds attribute; for a file written before it, the
+# stored config's [strategy] kinds, else its kind, else the default, forest.
+for path, want in ((a, ["ga"]), (b, ["random"])):
+    with h5py.File(path, "r") as f:
+        got = f.attrs.get("strategy_kinds")
+    check(got is not None and json.loads(got) == want, f"{os.path.basename(path)}: strategy_kinds {got!r} is {want}")
+older = os.path.join(work, "older")
+os.makedirs(older)
+for name, source, strip in (("kind", a, False), ("kinds", b, False), ("default", a, True)):
+    copy = os.path.join(older, name + ".h5")
+    shutil.copyfile(source, copy)
+    with h5py.File(copy, "r+") as f:
+        del f.attrs["strategy_kinds"]
+        if strip:
+            f.attrs["config_toml"] = f.attrs["config_toml"].replace('kind = "ga"', "")
+p = subprocess.run([galapagos, "compare", older], capture_output=True, text=True, env=env, timeout=120)
+labels = {os.path.basename(re.split(r"\s{2,}", ln)[0]): re.split(r"\s{2,}", ln)[2] for ln in p.stdout.splitlines()[1:]}
+check(p.returncode == 0 and labels == {"kind.h5": "ga", "kinds.h5": "random", "default.h5": "forest"},
+      f"files without strategy_kinds: the strategy from their configs {labels} ({p.stderr.strip()!r})")
 
 # watch follows a run that is writing its file (each replayed measurement takes 0.25 s).
 c, argv = replayed("live", config("live"), 24, "--seed", "4", "--replay-delay", "0.25")
