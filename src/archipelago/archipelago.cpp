@@ -419,8 +419,7 @@ int search(MPI_Comm comm, const search_start& st) {
   // group's [strategy] kinds.
   int group_rank = 0;
   MPI_Comm_rank(groups.comm(), &group_rank);
-  const auto& kinds = s->config.strategy_kinds;
-  const auto strategies = allgather_strings(comm, kinds[static_cast<std::size_t>(group_rank) % kinds.size()]);
+  const auto strategies = allgather_strings(comm, s->config.strategy_of(group_rank));
   std::unique_ptr<store::results_file> file;
   std::unique_ptr<checkpoint_writer> checkpoints;
   std::string session_group;  // rank 0: /sessions/<this session>

@@ -35,7 +35,7 @@ struct search_settings {
   core::objective objective = core::objective::time;
   core::ga_settings ga;
   // [strategy]: how islands propose genomes (docs/strategies.md); island i runs
-  // strategy_kinds[i % size], with strategy.ga = ga.
+  // strategy_of(i), with strategy.ga = ga.
   core::strategy_settings strategy;
   std::vector<std::string> strategy_kinds = {"forest"};
   // [strategy] warm_start: recordings of related searches (simulate/warm_start.hpp), relative
@@ -46,6 +46,12 @@ struct search_settings {
   // slower than that point as measured.
   bool template_first = true;
   migration_settings migration;
+
+  // The strategy kind island `island` runs (its rank among the islands of one search): the
+  // [strategy] kinds, cycled.
+  const std::string& strategy_of(int island) const {
+    return strategy_kinds[static_cast<std::size_t>(island) % strategy_kinds.size()];
+  }
 };
 
 // Reads the [search], [strategy] and [migration] tables of `root` (each optional) over the

@@ -37,14 +37,13 @@ island_driver::impl::impl(setup& s, mailbox& migrants, mailbox& records, stop_si
   }
   for (const auto& b : s.family.backend(s.config.backend).baselines)
     if (b.name == best_baseline_name_) fastest_baseline_ = &b;
-  const auto& kinds = s.config.strategy_kinds;
-  const std::string kind = kinds[static_cast<std::size_t>(me) % kinds.size()];
+  const std::string& kind = s.config.strategy_of(me);
   if (kind != "ga") {  // another strategy proposes the template's genomes; the island keeps the population
     auto settings = s.config.strategy;
     settings.kind = kind;
     if (kind == "exhaustive") {  // the exhaustive islands share the space out between them
       for (int i = 0, n = 0; i < migrants.size(); ++i)
-        if (kinds[static_cast<std::size_t>(i) % kinds.size()] == "exhaustive") {
+        if (s.config.strategy_of(i) == "exhaustive") {
           if (i == me) settings.shard = n;
           settings.shards = ++n;
         }

@@ -20,7 +20,7 @@ simulation_settings read_simulation_config(const std::filesystem::path& file, in
   out.islands.clear();
   for (int i = 0; i < islands; ++i) {
     core::strategy_settings s = search.strategy;
-    s.kind = search.strategy_kinds[static_cast<std::size_t>(i) % search.strategy_kinds.size()];
+    s.kind = search.strategy_of(i);
     out.islands.push_back(s);
   }
   return out;
