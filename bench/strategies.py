@@ -17,9 +17,11 @@ bench/kt_spaces (gemm, convolution at two sizes, pnpoly, dedispersion:
 docs/results/kt-spaces/*.json.xz, unpacked into --spaces); gemm, convolution and pnpoly with the
 synthetic times of tools/synthetic_kt_cache.py (written into --spaces when missing). Prints
 Markdown tables (docs/BENCHMARKS.md, "Search strategies"): per space, then the mean over the
-nine measured CPU and H200 spaces, over the CPU and synthetic spaces, and over all twelve. --extra adds recorded
-spaces of your own (results files, Kernel Tuner caches, T4 files, gzip-compressed or not) as a
-fourth set.
+nine measured CPU and H200 spaces, over the CPU and synthetic spaces, and over all twelve.
+--h100 adds five of the Kernel Tuner spaces measured again on an NVIDIA H100 (gemm, convolution,
+dedispersion at two sizes, pnpoly at 5 M points; measured after the strategies were chosen) as a
+set of their own. --extra adds recorded spaces of your own (results files, Kernel Tuner caches,
+T4 files, gzip-compressed or not) as another set.
 """
 import argparse
 import json
@@ -54,25 +56,28 @@ def main():
     ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--strategies", default="forest,hybrid,ga,annealing,random,exhaustive")
     ap.add_argument("--islands", type=int, default=1, help="islands of one kind (budgets are totals over them)")
+    ap.add_argument("--h100", action="store_true", help="also the spaces measured on an H100, as a set of their own")
     ap.add_argument("--extra", nargs="*", default=[], help="more recorded spaces, reported as a set of their own")
     ap.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="evaluations to report after (the largest is the run's)")
     a = ap.parse_args()
     BUDGETS[:] = sorted(int(b) for b in a.budgets.split(","))
     names = ("gemm", "convolution", "pnpoly")  # the spaces with synthetic times as well
     os.makedirs(a.spaces, exist_ok=True)
-    measured = []
-    for n in names + ("dedispersion", "convolution2048"):
-        path = os.path.join(a.spaces, f"kt-{n}-h200.json")
+    def unpacked(name):  # docs/results/kt-spaces/NAME.json.xz, unpacked into --spaces once
+        path = os.path.join(a.spaces, f"{name}.json")
         if not os.path.exists(path):
-            with lzma.open(os.path.join(SRC, "docs", "results", "kt-spaces", f"kt-{n}-h200.json.xz")) as f, open(path, "wb") as out:
+            with lzma.open(os.path.join(SRC, "docs", "results", "kt-spaces", f"{name}.json.xz")) as f, open(path, "wb") as out:
                 out.write(f.read())
-        measured.append(path)
+        return path
+
+    measured = [unpacked(f"kt-{n}-h200") for n in names + ("dedispersion", "convolution2048")]
+    h100 = [unpacked(f"kt-{n}-h100") for n in ("gemm", "convolution", "dedispersion", "dedispersion25000", "pnpoly5M")] if a.h100 else []
     synthetic = [os.path.join(a.spaces, f"kt-{n}-synthetic.json") for n in names]
     if not all(os.path.exists(p) for p in synthetic):
         subprocess.run([sys.executable, os.path.join(SRC, "tools", "synthetic_kt_cache.py"), a.spaces], check=True,
                        stdout=subprocess.DEVNULL)
     cpu = [os.path.join(SRC, "tests", "data", "spaces", f"{n}-cpu{size}.h5") for n in ("stencil3d7", "gemm") for size in ("", "-tune")]
-    spaces = cpu + measured + synthetic + a.extra
+    spaces = cpu + measured + synthetic + h100 + a.extra
     kinds = a.strategies.split(",")
     if "random" not in kinds:
         kinds.append("random")
@@ -80,7 +85,7 @@ def main():
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:  # one simulate process per job
         done = pool.map(lambda j: run(a.galapagos, j[0], j[1], 1 if j[1] == "exhaustive" else a.seeds, a.islands), jobs)
         res = dict(zip(jobs, done))  # (space, kind) -> summary
-    name = lambda sp: (os.path.basename(sp).replace("-synthetic.json", " (synthetic times)").replace("-h200.json", " (H200)")
+    name = lambda sp: (os.path.basename(sp).replace("-synthetic.json", " (synthetic times)").replace("-h200.json", " (H200)").replace("-h100.json", " (H100)")
                        .replace(".h5", "").replace("kt-", "KT "))
     print(f"Fraction of the optimum after N evaluations over {a.seeds} seeds ({a.islands} island(s)): mean ± standard "
           "deviation, and the share of seeds that reached the optimum\n")
@@ -94,6 +99,8 @@ def main():
             print(f"| {k} | " + " | ".join(cells) + " |")
         print()
     sets = [("CPU + H200 (measured spaces)", cpu + measured), ("CPU + synthetic", cpu + synthetic), ("all twelve", cpu + measured + synthetic)]
+    if h100:
+        sets.append(("the five H100 spaces", h100))
     if a.extra:
         sets.append(("the extra spaces", a.extra))
     for title, group in sets:

@@ -12,6 +12,9 @@ Default pairs:
   and `tune`, recorded on a 2-core VM), and three Kernel Tuner spaces measured on an H200 at two
   problem sizes each (convolution 4096² and 2048², dedispersion 12500 and 25000 samples, pnpoly
   20 M and 5 M points), each warm-started from the other;
+- cross-device: five Kernel Tuner spaces measured on an H200 and on an H100 (gemm, convolution
+  4096², dedispersion at 12500 and 25000 samples, pnpoly at 5 M points), each device's from the
+  other's;
 - cross-model: the three Kernel Tuner spaces of bench/strategies.py measured on an H200 and with
   the synthetic times of tools/synthetic_kt_cache.py, each warm-started from the other (the same
   parameters, weakly related times: rank correlation 0.13-0.43);
@@ -49,16 +52,25 @@ def simulate(galapagos, target, prior, seeds, budgets):
     return per, opt
 
 
+# The Kernel Tuner spaces measured on both GPUs (docs/results/kt-spaces/kt-NAME-{h200,h100}.json.xz).
+BOTH_DEVICES = ("gemm", "convolution", "dedispersion", "dedispersion25000", "pnpoly5M")
+
+
+def unpacked(spaces, name):
+    """docs/results/kt-spaces/NAME.json.xz unpacked into the spaces folder (once): its path."""
+    path = os.path.join(spaces, f"{name}.json")
+    if not os.path.exists(path):
+        with lzma.open(os.path.join(SRC, "docs", "results", "kt-spaces", f"{name}.json.xz")) as f, open(path, "wb") as out:
+            out.write(f.read())
+    return path
+
+
 def kt_spaces(spaces):
     os.makedirs(spaces, exist_ok=True)
     names = ("gemm", "convolution", "pnpoly")
     sizes = (("convolution", "convolution2048"), ("dedispersion", "dedispersion25000"), ("pnpoly", "pnpoly5M"))
     for n in names + tuple(x for pair in sizes for x in pair if x not in names):
-        path = os.path.join(spaces, f"kt-{n}-h200.json")
-        if not os.path.exists(path):
-            with lzma.open(os.path.join(SRC, "docs", "results", "kt-spaces", f"kt-{n}-h200.json.xz")) as f, \
-                    open(path, "wb") as out:
-                out.write(f.read())
+        unpacked(spaces, f"kt-{n}-h200")
     if not all(os.path.exists(os.path.join(spaces, f"kt-{n}-synthetic.json")) for n in names):
         subprocess.run([sys.executable, os.path.join(SRC, "tools", "synthetic_kt_cache.py"), spaces], check=True,
                        stdout=subprocess.DEVNULL)
@@ -69,6 +81,9 @@ def kt_spaces(spaces):
     for one, other in sizes:  # one kernel measured on the H200 at two problem sizes
         a, b = os.path.join(spaces, f"kt-{one}-h200.json"), os.path.join(spaces, f"kt-{other}-h200.json")
         pairs += [(a, b, "measured"), (b, a, "measured")]
+    for n in BOTH_DEVICES:  # one kernel at one size on two GPUs
+        h200, h100 = unpacked(spaces, f"kt-{n}-h200"), unpacked(spaces, f"kt-{n}-h100")
+        pairs += [(h100, h200, "cross-device"), (h200, h100, "cross-device")]
     return pairs
 
 
