@@ -25,12 +25,13 @@ T4 files, gzip-compressed or not) as another set.
 """
 import argparse
 import json
-import lzma
 import os
 import statistics
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+from warm_start import BOTH_DEVICES, unpacked  # the caches measured on two GPUs; a cache unpacked once
 
 BUDGETS = [25, 50, 100, 200, 400, 800]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -63,15 +64,8 @@ def main():
     BUDGETS[:] = sorted(int(b) for b in a.budgets.split(","))
     names = ("gemm", "convolution", "pnpoly")  # the spaces with synthetic times as well
     os.makedirs(a.spaces, exist_ok=True)
-    def unpacked(name):  # docs/results/kt-spaces/NAME.json.xz, unpacked into --spaces once
-        path = os.path.join(a.spaces, f"{name}.json")
-        if not os.path.exists(path):
-            with lzma.open(os.path.join(SRC, "docs", "results", "kt-spaces", f"{name}.json.xz")) as f, open(path, "wb") as out:
-                out.write(f.read())
-        return path
-
-    measured = [unpacked(f"kt-{n}-h200") for n in names + ("dedispersion", "convolution2048")]
-    h100 = [unpacked(f"kt-{n}-h100") for n in ("gemm", "convolution", "dedispersion", "dedispersion25000", "pnpoly5M")] if a.h100 else []
+    measured = [unpacked(a.spaces, f"kt-{n}-h200") for n in names + ("dedispersion", "convolution2048")]
+    h100 = [unpacked(a.spaces, f"kt-{n}-h100") for n in BOTH_DEVICES] if a.h100 else []
     synthetic = [os.path.join(a.spaces, f"kt-{n}-synthetic.json") for n in names]
     if not all(os.path.exists(p) for p in synthetic):
         subprocess.run([sys.executable, os.path.join(SRC, "tools", "synthetic_kt_cache.py"), a.spaces], check=True,
