@@ -53,6 +53,15 @@ def main():
                                                              "convolution-h200-perturbed", "pnpoly-h200-perturbed")]
     if all(os.path.exists(s) for s in held):
         spaces += held
+    # Where bench/strategies.py has written them (--h100, --launch-limit 256): the H100 caches and
+    # the H200 caches failed above 256 threads per block, each a group of their own.
+    more = {"H100 (bench/strategies.py --h100)": [os.path.join(a.spaces, f"kt-{n}-h100.json") for n in
+                                                  ("gemm", "convolution", "dedispersion", "dedispersion25000", "pnpoly5M")],
+            "failed above 256 threads (--launch-limit 256)": [os.path.join(a.spaces, f"kt-{n}-h200-limit256threads.json") for n in
+                                                              ("gemm", "convolution", "pnpoly", "dedispersion", "convolution2048")]}
+    more = {k: v for k, v in more.items() if all(os.path.exists(s) for s in v)}
+    for group in more.values():
+        spaces += group
 
     def one(space):
         cmd = [a.galapagos, "simulate", space, "--strategy", "forest", "--seed", str(a.seed0), "--seeds", str(a.seeds),
@@ -73,6 +82,8 @@ def main():
         print(f"  {name:48s} {row(mean(group))}")
     if held[0] in res:
         print(f"  {'held out (bench/warm_start.py sizes, perturbed)':48s} {row(mean(held))}")
+    for name, group in more.items():
+        print(f"  {name:48s} {row(mean(group))}")
 
 
 if __name__ == "__main__":

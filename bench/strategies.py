@@ -21,7 +21,9 @@ nine measured CPU and H200 spaces, over the CPU and synthetic spaces, and over a
 --h100 adds five of the Kernel Tuner spaces measured again on an NVIDIA H100 (gemm, convolution,
 dedispersion at two sizes, pnpoly at 5 M points; measured after the strategies were chosen) as a
 set of their own. --extra adds recorded spaces of your own (results files, Kernel Tuner caches,
-T4 files, gzip-compressed or not) as another set.
+T4 files, gzip-compressed or not) as another set. --launch-limit N adds the five measured H200
+caches with every configuration of more than N threads per block recorded as RuntimeFailedConfig
+(a constructed set: failures at a resource limit, which leave 9-75% of a space failing at 256).
 """
 import argparse
 import json
@@ -59,6 +61,8 @@ def main():
     ap.add_argument("--islands", type=int, default=1, help="islands of one kind (budgets are totals over them)")
     ap.add_argument("--h100", action="store_true", help="also the spaces measured on an H100, as a set of their own")
     ap.add_argument("--extra", nargs="*", default=[], help="more recorded spaces, reported as a set of their own")
+    ap.add_argument("--launch-limit", type=int, help="also the measured H200 caches with every configuration above N "
+                    "threads per block failed, as a set of their own")
     ap.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="evaluations to report after (the largest is the run's)")
     a = ap.parse_args()
     BUDGETS[:] = sorted(int(b) for b in a.budgets.split(","))
@@ -71,7 +75,8 @@ def main():
         subprocess.run([sys.executable, os.path.join(SRC, "tools", "synthetic_kt_cache.py"), a.spaces], check=True,
                        stdout=subprocess.DEVNULL)
     cpu = [os.path.join(SRC, "tests", "data", "spaces", f"{n}-cpu{size}.h5") for n in ("stencil3d7", "gemm") for size in ("", "-tune")]
-    spaces = cpu + measured + synthetic + h100 + a.extra
+    limited = [launch_limited(p, a.launch_limit) for p in measured] if a.launch_limit else []
+    spaces = cpu + measured + synthetic + h100 + limited + a.extra
     kinds = a.strategies.split(",")
     if "random" not in kinds:
         kinds.append("random")
@@ -80,6 +85,7 @@ def main():
         done = pool.map(lambda j: run(a.galapagos, j[0], j[1], 1 if j[1] == "exhaustive" else a.seeds, a.islands), jobs)
         res = dict(zip(jobs, done))  # (space, kind) -> summary
     name = lambda sp: (os.path.basename(sp).replace("-synthetic.json", " (synthetic times)").replace("-h200.json", " (H200)").replace("-h100.json", " (H100)")
+                       .replace("-h200-limit", " (H200, failed above ").replace("threads.json", " threads)")
                        .replace(".h5", "").replace("kt-", "KT "))
     print(f"Fraction of the optimum after N evaluations over {a.seeds} seeds ({a.islands} island(s)): mean ± standard "
           "deviation, and the share of seeds that reached the optimum\n")
@@ -95,6 +101,8 @@ def main():
     sets = [("CPU + H200 (measured spaces)", cpu + measured), ("CPU + synthetic", cpu + synthetic), ("all twelve", cpu + measured + synthetic)]
     if h100:
         sets.append(("the five H100 spaces", h100))
+    if limited:
+        sets.append((f"the five H200 spaces failed above {a.launch_limit} threads per block", limited))
     if a.extra:
         sets.append(("the extra spaces", a.extra))
     for title, group in sets:
@@ -115,6 +123,29 @@ def main():
             print(f"| {k} | " + " | ".join(f"{m:.3f}" for m in means) + " | " + " | ".join(f"{x:.0%}" for x in shares) + " | " +
                   " | ".join(f"{s:+.3f}" for s in scores) + " |")
         print()
+
+
+# Threads per block of a configuration of each measured Kernel Tuner space (bench/kt_spaces).
+THREADS = {"gemm": lambda c: c["MDIMC"] * c["NDIMC"], "convolution": lambda c: c["block_size_x"] * c["block_size_y"],
+           "pnpoly": lambda c: c["block_size_x"],
+           "dedispersion": lambda c: c["block_size_x"] * c["block_size_y"] * c["block_size_z"]}
+
+
+def launch_limited(path, limit):
+    """A copy of the cache at `path` (written beside it) in which every configuration of more than
+    `limit` threads per block failed at run time: its path."""
+    out = path.replace(".json", f"-limit{limit}threads.json")
+    if not os.path.exists(out):
+        with open(path) as f:
+            doc = json.load(f)
+        name = os.path.basename(path)[3:].split("-")[0].rstrip("0123456789")
+        for entry in doc["cache"].values():
+            if THREADS[name](entry) > limit and not isinstance(entry["time"], str):
+                entry.update(time="RuntimeFailedConfig", verification_time=0, benchmark_time=0)
+        with open(out + ".part", "w") as f:
+            json.dump(doc, f)
+        os.replace(out + ".part", out)
+    return out
 
 
 def fractions(summary, budget):
