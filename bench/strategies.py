@@ -20,7 +20,8 @@ Markdown tables (docs/BENCHMARKS.md, "Search strategies"): per space, then the m
 nine measured CPU and H200 spaces, over the CPU and synthetic spaces, and over all twelve.
 --h100 adds five of the Kernel Tuner spaces measured again on an NVIDIA H100 (gemm, convolution,
 dedispersion at two sizes, pnpoly at 5 M points; measured after the strategies were chosen) as a
-set of their own. --extra adds recorded spaces of your own (results files, Kernel Tuner caches,
+set of their own, and two kernels measured only there (hotspot and expdist, added to
+bench/kt_spaces after the strategies were chosen) as another. --extra adds recorded spaces of your own (results files, Kernel Tuner caches,
 T4 files, gzip-compressed or not) as another set. --launch-limit N adds the five measured H200
 caches with every configuration of more than N threads per block recorded as RuntimeFailedConfig
 (a constructed set: failures at a resource limit, which leave 9-75% of a space failing at 256).
@@ -59,7 +60,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--strategies", default="forest,hybrid,ga,annealing,random,exhaustive")
     ap.add_argument("--islands", type=int, default=1, help="islands of one kind (budgets are totals over them)")
-    ap.add_argument("--h100", action="store_true", help="also the spaces measured on an H100, as a set of their own")
+    ap.add_argument("--h100", action="store_true", help="also the spaces measured on an H100, as two sets of their own")
     ap.add_argument("--extra", nargs="*", default=[], help="more recorded spaces, reported as a set of their own")
     ap.add_argument("--launch-limit", type=int, help="also the measured H200 caches with every configuration above N "
                     "threads per block failed, as a set of their own")
@@ -70,13 +71,14 @@ def main():
     os.makedirs(a.spaces, exist_ok=True)
     measured = [unpacked(a.spaces, f"kt-{n}-h200") for n in names + ("dedispersion", "convolution2048")]
     h100 = [unpacked(a.spaces, f"kt-{n}-h100") for n in BOTH_DEVICES] if a.h100 else []
+    unseen = [unpacked(a.spaces, f"kt-{n}-h100") for n in ("hotspot", "expdist")] if a.h100 else []
     synthetic = [os.path.join(a.spaces, f"kt-{n}-synthetic.json") for n in names]
     if not all(os.path.exists(p) for p in synthetic):
         subprocess.run([sys.executable, os.path.join(SRC, "tools", "synthetic_kt_cache.py"), a.spaces], check=True,
                        stdout=subprocess.DEVNULL)
     cpu = [os.path.join(SRC, "tests", "data", "spaces", f"{n}-cpu{size}.h5") for n in ("stencil3d7", "gemm") for size in ("", "-tune")]
     limited = [launch_limited(p, a.launch_limit) for p in measured] if a.launch_limit else []
-    spaces = cpu + measured + synthetic + h100 + limited + a.extra
+    spaces = cpu + measured + synthetic + h100 + unseen + limited + a.extra
     kinds = a.strategies.split(",")
     if "random" not in kinds:
         kinds.append("random")
@@ -101,6 +103,7 @@ def main():
     sets = [("CPU + H200 (measured spaces)", cpu + measured), ("CPU + synthetic", cpu + synthetic), ("all twelve", cpu + measured + synthetic)]
     if h100:
         sets.append(("the five H100 spaces", h100))
+        sets.append(("the two H100 kernels the strategies never saw (hotspot, expdist)", unseen))
     if limited:
         sets.append((f"the five H200 spaces failed above {a.launch_limit} threads per block", limited))
     if a.extra:

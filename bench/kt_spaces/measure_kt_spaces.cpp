@@ -1,5 +1,6 @@
-// measure_kt_spaces: measures four published Kernel Tuner parameter spaces (convolution, pnpoly,
-// gemm, dedispersion) on the local NVIDIA GPU and writes each as a Kernel Tuner cache file (schema 1.0.0).
+// measure_kt_spaces: measures six published Kernel Tuner parameter spaces (convolution, pnpoly,
+// gemm, dedispersion, hotspot, expdist) on the local NVIDIA GPU and writes each as a Kernel Tuner
+// cache file (schema 1.0.0).
 //
 //   measure_kt_spaces SPACE OUT.json [--kernels DIR] [--limit N] [--stride K]
 //                     [--deadline UNIX_SECONDS] [--threads T] [--size N]
@@ -7,10 +8,11 @@
 //                     [--threads T]
 //
 // The parameter lists, their order and the restrictions are exactly those of
-// tools/synthetic_kt_cache.py (gemm_space, convolution_space, pnpoly_space; dedispersion has no
-// synthetic counterpart: its parameters are those of Kernel Tuner's dedispersion benchmark); only
-// the times are measured instead of modelled. The kernels (kernels/*.cu) are our own implementations of the
-// published parameter semantics.
+// tools/synthetic_kt_cache.py (gemm_space, convolution_space, pnpoly_space; dedispersion, hotspot
+// and expdist have no synthetic counterpart: their parameters are those of Kernel Tuner's
+// dedispersion, hotspot and expdist benchmarks, hotspot's and expdist's value lists trimmed to
+// about ten thousand configurations); only the times are measured instead of modelled. The
+// kernels (kernels/*.cu) are our own implementations of the published parameter semantics.
 //
 // How it works:
 //  * every valid configuration becomes one source text: "#define NAME VALUE" per parameter, the
@@ -22,9 +24,13 @@
 //    time, as Kernel Tuner does: load the module, one warm-up launch, 7 launches each bracketed
 //    by events and synchronised; "time" is the mean of the 7. Never two kernels at once.
 //  * every configuration's output is checked on the GPU against a naive reference kernel's output
-//    (kernels/reference.cu). Inputs are deterministic pseudo-random small integers stored as
-//    float, so all summation orders give exactly the same float result and the check can be
-//    strict; pnpoly's data are built so that every formulation gives the same bitmap.
+//    (kernels/reference.cu). The gemm, convolution and dedispersion inputs are deterministic
+//    pseudo-random small integers, so all summation orders give exactly the same float result
+//    and the check can be strict; pnpoly's data are built so that every formulation gives the
+//    same bitmap; hotspot performs the same explicitly rounded operations per cell in every
+//    configuration (exact check); expdist's float terms are the same in every configuration and
+//    only their summation order differs (relative tolerance 5e-6 on the sum, far below one
+//    point's share).
 //
 // Exit status: 0 all fine; 2 usage or set-up error; 3 the cache was written but some
 // configurations show a bug in our kernels (wrong results or an unexpected compile error);
@@ -47,7 +53,7 @@ struct Options {
     bool compile_worker = false;  // internal: this process is a compile worker (see WorkerProcess)
     int arch = 90;        // --compile-only only; measuring uses the device's own
     long size = 0;        // 0: the published size (gemm 2048, convolution 4096, pnpoly 20000000,
-                          // dedispersion 12500 samples)
+                          // dedispersion 12500 samples, hotspot 4096, expdist 26000 points)
 };
 
 void usage()
@@ -57,13 +63,14 @@ void usage()
                  "                         [--deadline UNIX_SECONDS] [--threads T] [--size N]\n"
                  "       measure_kt_spaces SPACE --compile-only [--arch XY] [--kernels DIR] [--limit N]\n"
                  "                         [--stride K] [--threads T]\n"
-                 "SPACE: convolution, pnpoly, gemm or dedispersion. --limit N: the first N selected configurations (0, the\n"
-                 "default: all); --stride K: every K-th valid configuration; --threads T: compile processes\n"
-                 "(default: cores - 1 when measuring, all cores with --compile-only); --deadline: stop\n"
-                 "compiling and measuring at that time and write a partial cache; --size N: problem size\n"
-                 "(gemm: m = n = k = N, a multiple of 128; convolution: N x N; pnpoly: N points; dedispersion: N samples);\n"
-                 "--arch XY: sm_XY for "
-                 "--compile-only (default 90); --kernels DIR: kernel sources (default <binary dir>/kernels).\n");
+                 "SPACE: convolution, pnpoly, gemm, dedispersion, hotspot or expdist. --limit N: the first N\n"
+                 "selected configurations (0, the default: all); --stride K: every K-th valid configuration;\n"
+                 "--threads T: compile processes (default: cores - 1 when measuring, all cores with\n"
+                 "--compile-only); --deadline: stop compiling and measuring at that time and write a partial\n"
+                 "cache; --size N: problem size (gemm: m = n = k = N, a multiple of 128; convolution: N x N;\n"
+                 "pnpoly: N points; dedispersion: N samples; hotspot: an N x N grid; expdist: N points in\n"
+                 "each set); --arch XY: sm_XY for --compile-only (default 90); --kernels DIR: kernel sources\n"
+                 "(default <binary dir>/kernels).\n");
     quit(2);
 }
 
@@ -244,6 +251,10 @@ int measure(const Options& o, const Space& s, const std::vector<Config>& configs
         work = std::make_unique<PnpolyWorkload>();
     else if (s.name == "dedispersion")
         work = std::make_unique<DedispersionWorkload>();
+    else if (s.name == "hotspot")
+        work = std::make_unique<HotspotWorkload>();
+    else if (s.name == "expdist")
+        work = std::make_unique<ExpdistWorkload>();
     else
         work = std::make_unique<GemmWorkload>();
     work->setup(ref);
@@ -397,7 +408,12 @@ int main(int argc, char** argv)
             return 2;
         }
         const int n = int(std::min<long>(o.size, 1L << 30));
-        (o.space == "gemm" ? kGemmSize : o.space == "pnpoly" ? kPoints : o.space == "dedispersion" ? kDedispSamples : kConvWidth) = n;
+        (o.space == "gemm"           ? kGemmSize
+         : o.space == "pnpoly"       ? kPoints
+         : o.space == "dedispersion" ? kDedispSamples
+         : o.space == "hotspot"      ? kHotspotSize
+         : o.space == "expdist"      ? kExpdistPoints
+                                     : kConvWidth) = n;
         if (o.space == "convolution")
             kConvHeight = n;
     }
@@ -410,6 +426,10 @@ int main(int argc, char** argv)
         s = gemm_space();
     else if (o.space == "dedispersion")
         s = dedispersion_space();
+    else if (o.space == "hotspot")
+        s = hotspot_space();
+    else if (o.space == "expdist")
+        s = expdist_space();
     else
         usage();
 

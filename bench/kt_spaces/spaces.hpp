@@ -1,4 +1,4 @@
-// The four parameter spaces, their configurations, and NVRTC compilation of one configuration.
+// The six parameter spaces, their configurations, and NVRTC compilation of one configuration.
 // Part of measure_kt_spaces.cpp (one translation unit; see its head comment).
 #pragma once
 
@@ -7,8 +7,9 @@
 namespace kt {
 
 // ---------------------------------------------------------------------------------------------
-// Parameter spaces (mirror tools/synthetic_kt_cache.py exactly: names, value lists, key order,
-// restrictions; enumeration in itertools.product order, the last key varying fastest).
+// Parameter spaces (gemm, convolution and pnpoly mirror tools/synthetic_kt_cache.py exactly: names,
+// value lists, key order, restrictions; dedispersion, hotspot and expdist follow Kernel Tuner's
+// benchmarks; enumeration in itertools.product order, the last key varying fastest).
 
 struct Param {
     std::string name;
@@ -58,7 +59,8 @@ struct Space {
 };
 
 // Problem sizes; --size N sets the chosen space's (gemm: m = n = k = N; convolution: N x N
-// outputs; pnpoly: N points) before its Space is built.
+// outputs; pnpoly: N points; dedispersion: N samples; hotspot: an N x N grid; expdist: N points in
+// each set) before its Space is built.
 int kConvWidth = 4096, kConvHeight = 4096;
 int kPoints = 20000000;
 constexpr int kVertices = 600;
@@ -68,6 +70,15 @@ int kGemmSize = 2048;   // m = n = k
 int kDedispSamples = 12500;
 constexpr int kDedispDms = 512, kDedispChannels = 384;
 constexpr float kDedispDmStep = 0.02f;
+// Hotspot: an N x N grid advanced by kHotspotSteps time steps per launch (a multiple of every
+// temporal_tiling_factor), with the update coefficients of hotspot.cu.
+int kHotspotSize = 4096;
+constexpr int kHotspotSteps = 8;
+constexpr float kHotspotCx = 0.1f, kHotspotCy = 0.1f, kHotspotCz = 0.005f, kHotspotCp = 0.5f, kHotspotAmb = 300.0f;
+// Expdist: two sets of kExpdistPoints points each, the partial sums spread over kExpdistSlots
+// double accumulators.
+int kExpdistPoints = 26000;
+constexpr int kExpdistSlots = 1024;
 
 std::vector<int> range_values(int first, int last, int step)
 {
@@ -218,6 +229,92 @@ Space dedispersion_space()
     return s;
 }
 
+// A float literal that reads back as exactly v (e.g. "300.0f", "0.100000001f").
+std::string float_literal(float v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", double(v));
+    std::string lit = buf;
+    if (lit.find_first_of(".e") == std::string::npos)
+        lit += ".0";
+    return lit + "f";
+}
+
+Space hotspot_space()
+{
+    Space s;
+    s.name = "hotspot";
+    s.problem_size = {kHotspotSize, kHotspotSize};
+    s.params = {{"block_size_x", {32, 48, 64, 96, 128, 256}},
+                {"block_size_y", {1, 2, 4, 8, 16, 32}},
+                {"tile_size_x", {1, 2, 4}},
+                {"tile_size_y", {1, 2, 4}},
+                {"temporal_tiling_factor", {1, 2, 4, 8}},
+                {"loop_unroll_factor_t", {0, 1, 2, 4, 8}},
+                {"sh_power", {0, 1}},
+                {"blocks_per_sm", {0, 2}}};
+    // The halo is no wider than the tile, and the two temperature buffers of the region fit in
+    // 48 KiB of static shared memory; with sh_power = 1 the power buffer may not (those fail to
+    // compile and are recorded as CompilationFailedConfig).
+    s.valid = [](const Config& c) {
+        const int threads = c("block_size_x") * c("block_size_y"), t = c("temporal_tiling_factor");
+        const int w = c("block_size_x") * c("tile_size_x"), h = c("block_size_y") * c("tile_size_y");
+        return threads >= 32 && threads <= 1024 &&
+               (c("loop_unroll_factor_t") == 0 || t % c("loop_unroll_factor_t") == 0) && w >= t && h >= t &&
+               2 * (w + 2 * t) * (h + 2 * t) * 4 <= 48 * 1024;
+    };
+    s.kernel_file = "hotspot.cu";
+    s.kernel_name = "hotspot_kernel";
+    s.problem_defines = "#define grid_size " + std::to_string(kHotspotSize) + "\n#define total_steps " +
+                        std::to_string(kHotspotSteps) + "\n#define hs_cx " + float_literal(kHotspotCx) +
+                        "\n#define hs_cy " + float_literal(kHotspotCy) + "\n#define hs_cz " +
+                        float_literal(kHotspotCz) + "\n#define hs_cp " + float_literal(kHotspotCp) +
+                        "\n#define hs_amb " + float_literal(kHotspotAmb) + "\n";
+    s.block = [](const Config& c) { return Dim3{unsigned(c("block_size_x")), unsigned(c("block_size_y")), 1}; };
+    // One block per work item: every tile once per pass.
+    s.grid = [](const Config& c) {
+        const long long tiles = (long long)ceil_div(kHotspotSize, c("block_size_x") * c("tile_size_x")) *
+                                ceil_div(kHotspotSize, c("block_size_y") * c("tile_size_y"));
+        return Dim3{unsigned(tiles * (kHotspotSteps / c("temporal_tiling_factor"))), 1, 1};
+    };
+    return s;
+}
+
+Space expdist_space()
+{
+    Space s;
+    s.name = "expdist";
+    s.problem_size = {kExpdistPoints, kExpdistPoints};
+    s.params = {{"block_size_x", {32, 64, 128, 256, 512}},
+                {"block_size_y", {1, 2, 4, 8}},
+                {"tile_size_x", {1, 2, 4, 8}},
+                {"tile_size_y", {1, 2, 4, 8}},
+                {"use_shared_mem", {0, 1, 2}},
+                {"loop_unroll_factor_x", {0, 1}},
+                {"loop_unroll_factor_y", {0, 1}},
+                {"use_column", {0, 1}},
+                {"n_y_blocks", {1, 8, 64}}};
+    // n_y_blocks and double-buffered staging belong to the column kernel only.
+    s.valid = [](const Config& c) {
+        const int threads = c("block_size_x") * c("block_size_y");
+        return threads >= 32 && threads <= 1024 &&
+               (c("loop_unroll_factor_x") == 0 || c("tile_size_x") % c("loop_unroll_factor_x") == 0) &&
+               (c("loop_unroll_factor_y") == 0 || c("tile_size_y") % c("loop_unroll_factor_y") == 0) &&
+               (c("use_column") == 1 || (c("n_y_blocks") == 1 && c("use_shared_mem") != 2));
+    };
+    s.kernel_file = "expdist.cu";
+    s.kernel_name = "expdist_kernel";
+    s.problem_defines = "#define size_a " + std::to_string(kExpdistPoints) + "\n#define size_b " +
+                        std::to_string(kExpdistPoints) + "\n#define n_slots " + std::to_string(kExpdistSlots) + "\n";
+    s.block = [](const Config& c) { return Dim3{unsigned(c("block_size_x")), unsigned(c("block_size_y")), 1}; };
+    s.grid = [](const Config& c) {
+        const unsigned gy = c("use_column") ? unsigned(c("n_y_blocks"))
+                                            : ceil_div(kExpdistPoints, c("block_size_y") * c("tile_size_y"));
+        return Dim3{ceil_div(kExpdistPoints, c("block_size_x") * c("tile_size_x")), gy, 1};
+    };
+    return s;
+}
+
 // All valid configurations in itertools.product order.
 std::vector<Config> enumerate(const Space& s)
 {
@@ -302,7 +399,8 @@ std::string config_source(const Config& c, const Space& s, const std::string& ke
 }
 
 // Compile failures by cause: static shared memory over 48 KiB is expected for big convolution
-// tiles; anything else is a bug in our kernels.
+// tiles and for hotspot regions whose power buffer does not fit beside the temperatures; anything
+// else is a bug in our kernels.
 bool expected_compile_failure(const std::string& log) { return log.find("too much shared data") != std::string::npos; }
 
 

@@ -412,5 +412,223 @@ struct DedispersionWorkload : Workload {
     void** args() override { return arg_ptrs; }
 };
 
+// Hotspot: random temperatures in [300, 340) and powers in [0, 1). Every configuration performs
+// the reference's float operations on every cell in the same order (explicitly rounded
+// intrinsics), so the check is exact. The reference advances the grid one step per launch; the
+// host recomputes sample cells from their (2S+1) x (2S+1) neighbourhood with the same float
+// operations (std::fma is the correctly rounded fused multiply-add, as __fmaf_rn).
+struct HotspotWorkload : Workload {
+    static constexpr int S = kHotspotSteps;
+    const int n = kHotspotSize;
+    DeviceBuffer temp, power, scratch, sync;
+    std::vector<float> h_temp, h_power;
+    void* arg_ptrs[5];
+
+    static float update(float t, float no, float s, float e, float w, float p)
+    {
+        float r = std::fma(kHotspotCp, p, t);
+        r = std::fma(kHotspotCx, std::fma(-2.0f, t, e + w), r);
+        r = std::fma(kHotspotCy, std::fma(-2.0f, t, no + s), r);
+        return std::fma(kHotspotCz, kHotspotAmb - t, r);
+    }
+
+    // The temperature of cell (x, y) after S steps, from its neighbourhood only.
+    float host_cell(int x, int y) const
+    {
+        constexpr int W = 2 * S + 1;
+        std::vector<float> cur(W * W, 0.0f), nxt(W * W, 0.0f);
+        auto in = [&](int gx, int gy) { return gx >= 0 && gx < n && gy >= 0 && gy < n; };
+        for (int j = 0; j < W; j++)
+            for (int i = 0; i < W; i++)
+                if (in(x - S + i, y - S + j))
+                    cur[j * W + i] = h_temp[size_t(y - S + j) * n + x - S + i];
+        for (int s = 1; s <= S; s++) {
+            for (int j = s; j < W - s; j++)
+                for (int i = s; i < W - s; i++) {
+                    const int gx = x - S + i, gy = y - S + j;
+                    if (!in(gx, gy))
+                        continue;
+                    const float t = cur[j * W + i];
+                    const float w = gx > 0 ? cur[j * W + i - 1] : t;
+                    const float e = gx < n - 1 ? cur[j * W + i + 1] : t;
+                    const float no = gy > 0 ? cur[(j - 1) * W + i] : t;
+                    const float so = gy < n - 1 ? cur[(j + 1) * W + i] : t;
+                    nxt[j * W + i] = update(t, no, so, e, w, h_power[size_t(gy) * n + gx]);
+                }
+            std::swap(cur, nxt);
+        }
+        return cur[S * W + S];
+    }
+
+    void setup(ReferenceModule& ref) override
+    {
+        const size_t cells = size_t(n) * n;
+        Rng rng(1234567);
+        h_temp.resize(cells);
+        h_power.resize(cells);
+        for (auto& v : h_temp)
+            v = float(300.0 + 40.0 * rng.uniform());
+        for (auto& v : h_power)
+            v = float(rng.uniform());
+        temp.alloc(cells * 4);
+        temp.upload(h_temp.data());
+        power.alloc(cells * 4);
+        power.upload(h_power.data());
+        scratch.alloc(2 * cells * 4);
+        sync.alloc((4 + cells) * 4);   // counters and one progress word per tile (at most one tile per cell)
+        CU(cuMemsetD32(sync.ptr, 0, 4 + cells));
+        elements = cells;
+        output.alloc(cells * 4);
+        reference.alloc(cells * 4);
+        tolerance = 0.0f;
+
+        // S single steps, alternating between the reference buffer and the first half of scratch,
+        // the last one into the reference buffer.
+        int nn = n;
+        float cx = kHotspotCx, cy = kHotspotCy, cz = kHotspotCz, cp = kHotspotCp, amb = kHotspotAmb;
+        CUdeviceptr in = temp.ptr;
+        for (int s = 1; s <= S; s++) {
+            CUdeviceptr out = (S - s) % 2 == 0 ? reference.ptr : scratch.ptr;
+            void* a[] = {&out, &in, &power.ptr, &nn, &cx, &cy, &cz, &cp, &amb};
+            launch_sync(ref.get("hotspot_reference_step"), Dim3{ceil_div(n, 32), ceil_div(n, 8), 1}, Dim3{32, 8, 1}, a,
+                        "hotspot reference");
+            in = out;
+        }
+
+        std::vector<float> out(cells);
+        CU(cuMemcpyDtoH(out.data(), reference.ptr, cells * 4));
+        Rng srng(17);
+        for (int k = 0; k < 4000; k++) {
+            const int x = k < 4 ? (k & 1) * (n - 1) : srng.integer(0, n - 1);
+            const int y = k < 4 ? (k >> 1) * (n - 1) : srng.integer(0, n - 1);
+            const float h = host_cell(x, y);
+            if (out[size_t(y) * n + x] != h)
+                die(4, "hotspot reference kernel disagrees with the host at (" + std::to_string(x) + ", " +
+                           std::to_string(y) + ")");
+        }
+        double mean = 0, change = 0;
+        for (size_t i = 0; i < cells; i++) {
+            mean += out[i];
+            change += std::fabs(double(out[i]) - h_temp[i]);
+        }
+        std::fprintf(stderr, "hotspot data: %d x %d cells, %d steps per launch, mean %.3f, mean change %.3f\n", n, n, S,
+                     mean / cells, change / cells);
+        std::vector<float>().swap(h_temp);
+        std::vector<float>().swap(h_power);
+        arg_ptrs[0] = &output.ptr;
+        arg_ptrs[1] = &temp.ptr;
+        arg_ptrs[2] = &power.ptr;
+        arg_ptrs[3] = &scratch.ptr;
+        arg_ptrs[4] = &sync.ptr;
+    }
+
+    void** args() override { return arg_ptrs; }
+    // A fresh ticket counter, generation and progress words for every configuration.
+    void prepare_module(CUmodule) override
+    {
+        CU(cuMemsetD32(sync.ptr, 0, sync.bytes / 4));
+        CU(cuCtxSynchronize());   // the memset runs on the legacy stream, the launches on another
+    }
+};
+
+// Expdist: points uniform in a disc of radius 0.5, the scales v = 2 sigma^2 growing with the
+// point's index from 2 to 4, so every term lies in [0.78, 1] and each point contributes about
+// 1/N of the sum: leaving out any point (or any tile of points) moves the sum by far more than
+// the tolerance. Every configuration sums the same float terms (explicitly rounded intrinsics);
+// only the order differs: float sums of at most 64 terms per thread and tile, then double. The
+// relative error of such a float sum is below 63 * 2^-24 = 3.8e-6 of its terms' sum, so the
+// check allows 5e-6 relative. The reference sums every row in double; the host recomputes
+// sample rows in double with exp (the GPU's __expf and __fdividef differ from it by a few ulp).
+struct ExpdistWorkload : Workload {
+    const int n = kExpdistPoints;
+    DeviceBuffer a, b, slots, sync, rows;
+    std::vector<float> h_a, h_b;   // x, y, v, 0 per point
+    void* arg_ptrs[5];
+
+    static void make_points(std::vector<float>& p, int count, uint64_t seed)
+    {
+        Rng rng(seed);
+        p.assign(size_t(4) * count, 0.0f);
+        for (int i = 0; i < count; i++) {
+            double x, y;
+            do {
+                x = rng.uniform() - 0.5;
+                y = rng.uniform() - 0.5;
+            } while (x * x + y * y > 0.25);
+            p[4 * size_t(i)] = float(x);
+            p[4 * size_t(i) + 1] = float(y);
+            p[4 * size_t(i) + 2] = float(2.0 + 2.0 * i / count);
+        }
+    }
+
+    void setup(ReferenceModule& ref) override
+    {
+        make_points(h_a, n, 99991);
+        make_points(h_b, n, 77773);
+        a.alloc(h_a.size() * 4);
+        a.upload(h_a.data());
+        b.alloc(h_b.size() * 4);
+        b.upload(h_b.data());
+        slots.alloc(size_t(kExpdistSlots) * 8);
+        CU(cuMemsetD32(slots.ptr, 0, slots.bytes / 4));
+        sync.alloc(16);
+        CU(cuMemsetD32(sync.ptr, 0, 4));
+        rows.alloc(size_t(n) * 8);
+        elements = 1;
+        output.alloc(4);
+        reference.alloc(4);
+        tolerance = 5e-6f;
+
+        int m = n, nb = n;
+        void* ra[] = {&rows.ptr, &a.ptr, &b.ptr, &m, &nb};
+        launch_sync(ref.get("expdist_reference_rows"), Dim3{ceil_div(m, 128), 1, 1}, Dim3{128, 1, 1}, ra,
+                    "expdist reference rows");
+        void* ta[] = {&reference.ptr, &rows.ptr, &m};
+        launch_sync(ref.get("expdist_reference_total"), Dim3{1, 1, 1}, Dim3{256, 1, 1}, ta, "expdist reference total");
+
+        std::vector<double> h_rows(n);
+        CU(cuMemcpyDtoH(h_rows.data(), rows.ptr, size_t(n) * 8));
+        float total = 0;
+        CU(cuMemcpyDtoH(&total, reference.ptr, 4));
+        Rng srng(23);
+        for (int k = 0; k < 64; k++) {
+            const int i = k < 2 ? k * (n - 1) : srng.integer(0, n - 1);
+            double sum = 0;
+            for (int j = 0; j < n; j++) {
+                const double dx = double(h_a[4 * size_t(i)]) - h_b[4 * size_t(j)];
+                const double dy = double(h_a[4 * size_t(i) + 1]) - h_b[4 * size_t(j) + 1];
+                sum += std::exp(-(dx * dx + dy * dy) / (double(h_a[4 * size_t(i) + 2]) + h_b[4 * size_t(j) + 2]));
+            }
+            if (!(std::fabs(h_rows[i] - sum) <= 1e-5 * sum))
+                die(4, "expdist reference kernel disagrees with the host at row " + std::to_string(i));
+        }
+        double host_total = 0, smallest = h_rows[0];
+        for (double r : h_rows) {
+            host_total += r;
+            smallest = std::min(smallest, r);
+        }
+        if (!(std::fabs(double(total) - host_total) <= 1e-6 * host_total))
+            die(4, "expdist reference total disagrees with the sum of its rows");
+        std::fprintf(stderr, "expdist data: %d x %d points, sum %.9g, smallest row %.6g of the sum\n", n, n,
+                     double(total), smallest / host_total);
+        std::vector<float>().swap(h_a);
+        std::vector<float>().swap(h_b);
+        arg_ptrs[0] = &output.ptr;
+        arg_ptrs[1] = &a.ptr;
+        arg_ptrs[2] = &b.ptr;
+        arg_ptrs[3] = &slots.ptr;
+        arg_ptrs[4] = &sync.ptr;
+    }
+
+    void** args() override { return arg_ptrs; }
+    // Cleared partial sums and ticket counter for every configuration.
+    void prepare_module(CUmodule) override
+    {
+        CU(cuMemsetD32(slots.ptr, 0, slots.bytes / 4));
+        CU(cuMemsetD32(sync.ptr, 0, 4));
+        CU(cuCtxSynchronize());   // the memsets run on the legacy stream, the launches on another
+    }
+};
+
 
 }  // namespace kt

@@ -64,6 +64,64 @@ extern "C" __global__ void dedispersion_reference(float* output, const unsigned 
     output[(size_t)dm * nr_samples + s] = sum;
 }
 
+// One time step of the hotspot update, one thread per cell; the operations are those of
+// hotspot.cu (a neighbour outside the grid counts as the cell itself).
+extern "C" __global__ void hotspot_reference_step(float* out, const float* in, const float* power, int n, float cx,
+                                                  float cy, float cz, float cp, float amb)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= n || y >= n)
+        return;
+    const size_t c = (size_t)y * n + x;
+    const float t = in[c];
+    const float w = x > 0 ? in[c - 1] : t;
+    const float e = x < n - 1 ? in[c + 1] : t;
+    const float no = y > 0 ? in[c - n] : t;
+    const float s = y < n - 1 ? in[c + n] : t;
+    float r = __fmaf_rn(cp, power[c], t);
+    r = __fmaf_rn(cx, __fmaf_rn(-2.0f, t, __fadd_rn(e, w)), r);
+    r = __fmaf_rn(cy, __fmaf_rn(-2.0f, t, __fadd_rn(no, s)), r);
+    out[c] = __fmaf_rn(cz, __fsub_rn(amb, t), r);
+}
+
+// expdist: rows[i] = sum_j exp(-|a_i - b_j|^2 / (va_i + vb_j)), each term in float exactly as in
+// expdist.cu, summed in double; one thread per point of A.
+extern "C" __global__ void expdist_reference_rows(double* rows, const float4* A, const float4* B, int m, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    const float4 a = A[i];
+    double sum = 0.0;
+    for (int j = 0; j < n; j++) {
+        const float4 b = B[j];
+        const float dx = __fsub_rn(a.x, b.x);
+        const float dy = __fsub_rn(a.y, b.y);
+        const float d2 = __fmaf_rn(dy, dy, __fmul_rn(dx, dx));
+        sum += (double)__expf(-__fdividef(d2, __fadd_rn(a.z, b.z)));
+    }
+    rows[i] = sum;
+}
+
+// result[0] = sum of rows[0..m) in double, rounded to float; one block of 256 threads.
+extern "C" __global__ void expdist_reference_total(float* result, const double* rows, int m)
+{
+    __shared__ double part[256];
+    double sum = 0.0;
+    for (int i = threadIdx.x; i < m; i += 256)
+        sum += rows[i];
+    part[threadIdx.x] = sum;
+    __syncthreads();
+    for (int h = 128; h > 0; h >>= 1) {
+        if (threadIdx.x < h)
+            part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        result[0] = (float)part[0];
+}
+
 // result[0] += number of elements with |out-ref| / max(1, |ref|) > tolerance (NaN counts),
 // result[1] = max of that error as float bits (non-negative floats order like their bits).
 extern "C" __global__ void compare_float(const float* out, const float* ref, long long n, float tolerance,
