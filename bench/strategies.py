@@ -21,10 +21,11 @@ nine measured CPU and H200 spaces, over the CPU and synthetic spaces, and over a
 --h100 adds five of the Kernel Tuner spaces measured again on an NVIDIA H100 (gemm, convolution,
 dedispersion at two sizes, pnpoly at 5 M points; measured after the strategies were chosen) as a
 set of their own, and two kernels measured only there (hotspot and expdist, added to
-bench/kt_spaces after the strategies were chosen) as another. --extra adds recorded spaces of your own (results files, Kernel Tuner caches,
-T4 files, gzip-compressed or not) as another set. --launch-limit N adds the five measured H200
-caches with every configuration of more than N threads per block recorded as RuntimeFailedConfig
-(a constructed set: failures at a resource limit, which leave 9-75% of a space failing at 256).
+bench/kt_spaces after the strategies were chosen) as another. --extra adds recorded spaces of your
+own (results files, Kernel Tuner caches, T4 files, gzip-compressed or not) as another set.
+--launch-limit N adds the five measured H200 caches with every configuration of more than N
+threads per block recorded as RuntimeFailedConfig (a constructed set: failures at a resource
+limit, which leave 9-74% of a space failing at 256).
 """
 import argparse
 import json
