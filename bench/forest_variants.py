@@ -19,6 +19,9 @@ import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
+from strategies import MEASURED_H200, limited_path  # the H200 caches, and where --launch-limit writes their copies
+from warm_start import BOTH_DEVICES  # the caches measured on two GPUs
+
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -55,10 +58,9 @@ def main():
         spaces += held
     # Where bench/strategies.py has written them (--h100, --launch-limit 256): the H100 caches and
     # the H200 caches failed above 256 threads per block, each a group of their own.
-    more = {"H100 (bench/strategies.py --h100)": [os.path.join(a.spaces, f"kt-{n}-h100.json") for n in
-                                                  ("gemm", "convolution", "dedispersion", "dedispersion25000", "pnpoly5M")],
-            "failed above 256 threads (--launch-limit 256)": [os.path.join(a.spaces, f"kt-{n}-h200-limit256threads.json") for n in
-                                                              ("gemm", "convolution", "pnpoly", "dedispersion", "convolution2048")]}
+    more = {"H100 (bench/strategies.py --h100)": [os.path.join(a.spaces, f"kt-{n}-h100.json") for n in BOTH_DEVICES],
+            "failed above 256 threads (--launch-limit 256)": [limited_path(os.path.join(a.spaces, f"kt-{n}-h200.json"), 256)
+                                                              for n in MEASURED_H200]}
     more = {k: v for k, v in more.items() if all(os.path.exists(s) for s in v)}
     for group in more.values():
         spaces += group

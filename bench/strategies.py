@@ -38,6 +38,9 @@ from concurrent.futures import ThreadPoolExecutor
 from warm_start import BOTH_DEVICES, unpacked  # the caches measured on two GPUs; a cache unpacked once
 
 BUDGETS = [25, 50, 100, 200, 400, 800]
+# The Kernel Tuner spaces measured on an H200 (docs/results/kt-spaces/kt-NAME-h200.json.xz); the
+# first three have synthetic times as well.
+MEASURED_H200 = ("gemm", "convolution", "pnpoly", "dedispersion", "convolution2048")
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
 
@@ -68,9 +71,9 @@ def main():
     ap.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="evaluations to report after (the largest is the run's)")
     a = ap.parse_args()
     BUDGETS[:] = sorted(int(b) for b in a.budgets.split(","))
-    names = ("gemm", "convolution", "pnpoly")  # the spaces with synthetic times as well
+    names = MEASURED_H200[:3]  # the spaces with synthetic times as well
     os.makedirs(a.spaces, exist_ok=True)
-    measured = [unpacked(a.spaces, f"kt-{n}-h200") for n in names + ("dedispersion", "convolution2048")]
+    measured = [unpacked(a.spaces, f"kt-{n}-h200") for n in MEASURED_H200]
     h100 = [unpacked(a.spaces, f"kt-{n}-h100") for n in BOTH_DEVICES] if a.h100 else []
     unseen = [unpacked(a.spaces, f"kt-{n}-h100") for n in ("hotspot", "expdist")] if a.h100 else []
     synthetic = [os.path.join(a.spaces, f"kt-{n}-synthetic.json") for n in names]
@@ -135,10 +138,15 @@ THREADS = {"gemm": lambda c: c["MDIMC"] * c["NDIMC"], "convolution": lambda c: c
            "dedispersion": lambda c: c["block_size_x"] * c["block_size_y"] * c["block_size_z"]}
 
 
+def limited_path(path, limit):
+    """Where launch_limited writes the copy of the cache at `path`."""
+    return path.replace(".json", f"-limit{limit}threads.json")
+
+
 def launch_limited(path, limit):
     """A copy of the cache at `path` (written beside it) in which every configuration of more than
     `limit` threads per block failed at run time: its path."""
-    out = path.replace(".json", f"-limit{limit}threads.json")
+    out = limited_path(path, limit)
     if not os.path.exists(out):
         with open(path) as f:
             doc = json.load(f)
