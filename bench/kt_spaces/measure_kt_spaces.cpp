@@ -206,6 +206,38 @@ int compile_only(const Options& o, const Space& s, const std::vector<Config>& co
     return unexpected.empty() ? 0 : 3;
 }
 
+// The spaces this tool measures: each one's name, its search space, the workload that times and
+// checks its configurations, and the problem dimensions --size sets.
+struct SpaceKind {
+    const char* name;
+    Space (*space)();
+    std::unique_ptr<Workload> (*workload)();
+    int* sizes[2];
+};
+
+template <class W>
+std::unique_ptr<Workload> make_workload()
+{
+    return std::make_unique<W>();
+}
+
+const SpaceKind kSpaceKinds[] = {
+    {"gemm", gemm_space, make_workload<GemmWorkload>, {&kGemmSize, nullptr}},
+    {"convolution", convolution_space, make_workload<ConvolutionWorkload>, {&kConvWidth, &kConvHeight}},
+    {"pnpoly", pnpoly_space, make_workload<PnpolyWorkload>, {&kPoints, nullptr}},
+    {"dedispersion", dedispersion_space, make_workload<DedispersionWorkload>, {&kDedispSamples, nullptr}},
+    {"hotspot", hotspot_space, make_workload<HotspotWorkload>, {&kHotspotSize, nullptr}},
+    {"expdist", expdist_space, make_workload<ExpdistWorkload>, {&kExpdistPoints, nullptr}},
+};
+
+const SpaceKind* find_kind(const std::string& name)
+{
+    for (const SpaceKind& k : kSpaceKinds)
+        if (name == k.name)
+            return &k;
+    return nullptr;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Measure mode
 
@@ -244,19 +276,7 @@ int measure(const Options& o, const Space& s, const std::vector<Config>& configs
         ref.compare_float = ref.get("compare_float");
         ref.compare_int = ref.get("compare_int");
     }
-    std::unique_ptr<Workload> work;
-    if (s.name == "convolution")
-        work = std::make_unique<ConvolutionWorkload>();
-    else if (s.name == "pnpoly")
-        work = std::make_unique<PnpolyWorkload>();
-    else if (s.name == "dedispersion")
-        work = std::make_unique<DedispersionWorkload>();
-    else if (s.name == "hotspot")
-        work = std::make_unique<HotspotWorkload>();
-    else if (s.name == "expdist")
-        work = std::make_unique<ExpdistWorkload>();
-    else
-        work = std::make_unique<GemmWorkload>();
+    const std::unique_ptr<Workload> work = find_kind(s.name)->workload();
     work->setup(ref);
     std::fprintf(stderr, "inputs and reference ready after %.1f s\n", ms_since(t0) / 1000);
 
@@ -401,6 +421,9 @@ int main(int argc, char** argv)
 {
     using namespace kt;
     const Options o = parse(argc, argv);
+    const SpaceKind* kind = find_kind(o.space);
+    if (!kind)
+        usage();
     signal(SIGPIPE, SIG_IGN);   // a dead compile worker must not kill us through its pipe
     if (o.size > 0) {
         if (o.space == "gemm" && o.size % 128 != 0) {
@@ -408,30 +431,11 @@ int main(int argc, char** argv)
             return 2;
         }
         const int n = int(std::min<long>(o.size, 1L << 30));
-        (o.space == "gemm"           ? kGemmSize
-         : o.space == "pnpoly"       ? kPoints
-         : o.space == "dedispersion" ? kDedispSamples
-         : o.space == "hotspot"      ? kHotspotSize
-         : o.space == "expdist"      ? kExpdistPoints
-                                     : kConvWidth) = n;
-        if (o.space == "convolution")
-            kConvHeight = n;
+        for (int* size : kind->sizes)
+            if (size)
+                *size = n;
     }
-    Space s;
-    if (o.space == "convolution")
-        s = convolution_space();
-    else if (o.space == "pnpoly")
-        s = pnpoly_space();
-    else if (o.space == "gemm")
-        s = gemm_space();
-    else if (o.space == "dedispersion")
-        s = dedispersion_space();
-    else if (o.space == "hotspot")
-        s = hotspot_space();
-    else if (o.space == "expdist")
-        s = expdist_space();
-    else
-        usage();
+    const Space s = kind->space();
 
     const std::string kdir = o.kernels.empty() ? exe_dir() + "/kernels" : o.kernels;
     const std::string text = read_file(kdir + "/" + s.kernel_file);
