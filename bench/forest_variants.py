@@ -19,7 +19,7 @@ import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
-from strategies import MEASURED_H200, limited_path  # the H200 caches, and where --launch-limit writes their copies
+from strategies import LATER_CPU, MEASURED_H200, limited_path  # the H200 caches, and where --launch-limit writes their copies
 from warm_start import BOTH_DEVICES  # the caches measured on two GPUs
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -57,8 +57,11 @@ def main():
     if all(os.path.exists(s) for s in held):
         spaces += held
     # Where bench/strategies.py has written them (--h100, --launch-limit 256): the H100 caches and
-    # the H200 caches failed above 256 threads per block, each a group of their own.
+    # the H200 caches failed above 256 threads per block, each a group of their own; and the kernels
+    # recorded after the strategies were chosen (hotspot and expdist on an H100, spmv on the CPU).
     more = {"H100 (bench/strategies.py --h100)": [os.path.join(a.spaces, f"kt-{n}-h100.json") for n in BOTH_DEVICES],
+            "never seen: hotspot, expdist (H100)": [os.path.join(a.spaces, f"kt-{n}-h100.json") for n in ("hotspot", "expdist")],
+            "never seen: spmv (CPU)": [os.path.join(t, f"{n}-cpu.h5") for n in LATER_CPU],
             "failed above 256 threads (--launch-limit 256)": [limited_path(os.path.join(a.spaces, f"kt-{n}-h200.json"), 256)
                                                               for n in MEASURED_H200]}
     more = {k: v for k, v in more.items() if all(os.path.exists(s) for s in v)}

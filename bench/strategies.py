@@ -21,7 +21,9 @@ nine measured CPU and H200 spaces, over the CPU and synthetic spaces, and over a
 --h100 adds five of the Kernel Tuner spaces measured again on an NVIDIA H100 (gemm, convolution,
 dedispersion at two sizes, pnpoly at 5 M points; measured after the strategies were chosen) as a
 set of their own, and two kernels measured only there (hotspot and expdist, added to
-bench/kt_spaces after the strategies were chosen) as another. --extra adds recorded spaces of your
+bench/kt_spaces after the strategies were chosen) as another. A CPU kernel recorded after the
+strategies were chosen, tests/data/spaces/spmv-cpu.h5 (the narrowed spmv family of
+tests/data/spaces/kernels/spmv, 624 points), is a set of its own. --extra adds recorded spaces of your
 own (results files, Kernel Tuner caches, T4 files, gzip-compressed or not) as another set.
 --launch-limit N adds the five measured H200 caches with every configuration of more than N
 threads per block recorded as RuntimeFailedConfig (a constructed set: failures at a resource
@@ -41,6 +43,8 @@ BUDGETS = [25, 50, 100, 200, 400, 800]
 # The Kernel Tuner spaces measured on an H200 (docs/results/kt-spaces/kt-NAME-h200.json.xz); the
 # first three have synthetic times as well.
 MEASURED_H200 = ("gemm", "convolution", "pnpoly", "dedispersion", "convolution2048")
+# CPU kernels recorded after the strategies were chosen (tests/data/spaces/NAME-cpu.h5).
+LATER_CPU = ("spmv",)
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
 
@@ -81,8 +85,9 @@ def main():
         subprocess.run([sys.executable, os.path.join(SRC, "tools", "synthetic_kt_cache.py"), a.spaces], check=True,
                        stdout=subprocess.DEVNULL)
     cpu = [os.path.join(SRC, "tests", "data", "spaces", f"{n}-cpu{size}.h5") for n in ("stencil3d7", "gemm") for size in ("", "-tune")]
+    later_cpu = [os.path.join(SRC, "tests", "data", "spaces", f"{n}-cpu.h5") for n in LATER_CPU]
     limited = [launch_limited(p, a.launch_limit) for p in measured] if a.launch_limit else []
-    spaces = cpu + measured + synthetic + h100 + unseen + limited + a.extra
+    spaces = cpu + measured + synthetic + later_cpu + h100 + unseen + limited + a.extra
     kinds = a.strategies.split(",")
     if "random" not in kinds:
         kinds.append("random")
@@ -105,6 +110,7 @@ def main():
             print(f"| {k} | " + " | ".join(cells) + " |")
         print()
     sets = [("CPU + H200 (measured spaces)", cpu + measured), ("CPU + synthetic", cpu + synthetic), ("all twelve", cpu + measured + synthetic)]
+    sets.append(("the CPU kernel the strategies never saw (spmv)", later_cpu))
     if h100:
         sets.append(("the five H100 spaces", h100))
         sets.append(("the two H100 kernels the strategies never saw (hotspot, expdist)", unseen))
