@@ -19,7 +19,7 @@ import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
-from strategies import LATER_CPU, MEASURED_H200, limited_path  # the H200 caches, and where --launch-limit writes their copies
+from strategies import LATER_CPU, LATER_H100, MEASURED_H200, limited_path  # the H200 caches, and where --launch-limit writes their copies
 from warm_start import BOTH_DEVICES  # the caches measured on two GPUs
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -60,7 +60,7 @@ def main():
     # the H200 caches failed above 256 threads per block, each a group of their own; and the kernels
     # recorded after the strategies were chosen (hotspot and expdist on an H100, spmv on the CPU).
     more = {"H100 (bench/strategies.py --h100)": [os.path.join(a.spaces, f"kt-{n}-h100.json") for n in BOTH_DEVICES],
-            "never seen: hotspot, expdist (H100)": [os.path.join(a.spaces, f"kt-{n}-h100.json") for n in ("hotspot", "expdist")],
+            "never seen: hotspot, expdist (H100)": [os.path.join(a.spaces, f"kt-{n}-h100.json") for n in LATER_H100],
             "never seen: spmv (CPU)": [os.path.join(t, f"{n}-cpu.h5") for n in LATER_CPU],
             "failed above 256 threads (--launch-limit 256)": [limited_path(os.path.join(a.spaces, f"kt-{n}-h200.json"), 256)
                                                               for n in MEASURED_H200]}

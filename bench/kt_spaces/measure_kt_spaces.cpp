@@ -241,8 +241,8 @@ const SpaceKind* find_kind(const std::string& name)
 // ---------------------------------------------------------------------------------------------
 // Measure mode
 
-int measure(const Options& o, const Space& s, const std::vector<Config>& configs, size_t total_valid,
-            const std::string& kernel_dir, const std::string& reference_text)
+int measure(const Options& o, const SpaceKind& kind, const Space& s, const std::vector<Config>& configs,
+            size_t total_valid, const std::string& kernel_dir, const std::string& reference_text)
 {
     const auto t0 = Clock::now();
     CU(cuInit(0));
@@ -276,7 +276,7 @@ int measure(const Options& o, const Space& s, const std::vector<Config>& configs
         ref.compare_float = ref.get("compare_float");
         ref.compare_int = ref.get("compare_int");
     }
-    const std::unique_ptr<Workload> work = find_kind(s.name)->workload();
+    const std::unique_ptr<Workload> work = kind.workload();
     work->setup(ref);
     std::fprintf(stderr, "inputs and reference ready after %.1f s\n", ms_since(t0) / 1000);
 
@@ -455,5 +455,5 @@ int main(int argc, char** argv)
 
     if (o.compile_only)
         return compile_only(o, s, configs, kdir);
-    return measure(o, s, configs, all.size(), kdir, read_file(kdir + "/reference.cu"));
+    return measure(o, *kind, s, configs, all.size(), kdir, read_file(kdir + "/reference.cu"));
 }
